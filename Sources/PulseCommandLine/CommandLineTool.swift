@@ -1,0 +1,138 @@
+/// Parses arguments against a `Command` tree and runs the selected command.
+public enum CommandLineTool {
+    /// Runs `root` with `arguments` (without the program name). Tests call this with an array.
+    /// - Returns: the exit code: the command's, 64 on a usage error.
+    public static func main(
+        _ root: Command, arguments: [String], errorHandler: (any Error) -> Int32,
+        print: (String) -> Void = { Swift.print($0) },
+        printError: (String) -> Void = { Swift.print($0) }
+    ) -> Int32 {
+        var command = root
+        var path = [root.name]
+        var rest = arguments[...]
+        while let first = rest.first, let sub = command.subcommands.first(where: { $0.name == first }) {
+            command = sub
+            path.append(sub.name)
+            rest = rest.dropFirst()
+        }
+        if rest.first == "help" && !command.subcommands.isEmpty {
+            print(help(for: command, path: path))
+            return ExitCode.success
+        }
+        do {
+            guard let parsed = try parse(Array(rest), for: command) else {
+                print(help(for: command, path: path))
+                return ExitCode.success
+            }
+            guard let run = command.run else {
+                if let unknown = rest.first { throw UsageError("unknown command \"\(unknown)\"") }
+                throw UsageError("missing subcommand")
+            }
+            return try run(parsed)
+        } catch let error as UsageError {
+            printError("\(path.joined(separator: " ")): \(error.message)")
+            printError("See '\(path.joined(separator: " ")) --help'.")
+            return ExitCode.usage
+        } catch {
+            return errorHandler(error)
+        }
+    }
+
+    /// Parses `arguments`; nil means help was asked for.
+    static func parse(_ arguments: [String], for command: Command) throws -> Arguments? {
+        var result = Arguments()
+        var loose: [String] = []
+        var index = 0
+        var onlyPositionals = false
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if onlyPositionals || !argument.hasPrefix("-") || argument == "-" {
+                loose.append(argument)
+                continue
+            }
+            if argument == "--" { onlyPositionals = true; continue }
+            if argument == "--help" || argument == "-h" { return nil }
+            let (name, inline) = split(argument)
+            guard let option = find(name, in: command) else { throw UsageError("unknown option \(name)") }
+            if option.isFlag {
+                guard inline == nil else { throw UsageError("--\(option.name) takes no value") }
+                result.flags.insert(option.name)
+                continue
+            }
+            let value: String
+            if let inline {
+                value = inline
+            } else {
+                guard index < arguments.count else { throw UsageError("--\(option.name) needs a value \(option.valueName!)") }
+                value = arguments[index]
+                index += 1
+            }
+            if !option.repeating, result.values[option.name] != nil {
+                throw UsageError("--\(option.name) given more than once")
+            }
+            result.values[option.name, default: []].append(value)
+        }
+        for positional in command.positionals {
+            if loose.isEmpty {
+                if !positional.optional { throw UsageError("missing <\(positional.name)>") }
+                continue
+            }
+            result.positionals[positional.name] = positional.variadic ? loose : [loose.removeFirst()]
+            if positional.variadic { loose = [] }
+        }
+        if let extra = loose.first {
+            throw UsageError(command.subcommands.isEmpty ? "unexpected argument \"\(extra)\"" : "unknown command \"\(extra)\"")
+        }
+        return result
+    }
+
+    private static func split(_ argument: String) -> (String, String?) {
+        if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+            return (String(argument[..<equals]), String(argument[argument.index(after: equals)...]))
+        }
+        return (argument, nil)
+    }
+
+    private static func find(_ name: String, in command: Command) -> Option? {
+        if name.hasPrefix("--") { return command.options.first { "--\($0.name)" == name } }
+        return command.options.first { $0.short.map { "-\($0)" } == name }
+    }
+
+    /// The `--help` text, generated from the declarations.
+    public static func help(for command: Command, path: [String]) -> String {
+        var usage = "USAGE: " + path.joined(separator: " ")
+        if !command.subcommands.isEmpty { usage += " <subcommand>" }
+        if !command.options.isEmpty { usage += " [options]" }
+        for positional in command.positionals {
+            let name = "<\(positional.name)>" + (positional.variadic ? " ..." : "")
+            usage += positional.optional ? " [\(name)]" : " \(name)"
+        }
+        var lines = ["OVERVIEW: \(command.abstract)", "", usage]
+        if !command.discussion.isEmpty { lines += ["", command.discussion] }
+        if !command.positionals.isEmpty {
+            lines += ["", "ARGUMENTS:"]
+            lines += command.positionals.map { row("<\($0.name)>", $0.help) }
+        }
+        if !command.options.isEmpty || command.run != nil {
+            lines += ["", "OPTIONS:"]
+            for option in command.options {
+                var label = option.short.map { "-\($0), " } ?? ""
+                label += "--\(option.name)" + (option.valueName.map { " \($0)" } ?? "")
+                lines.append(row(label, option.help))
+            }
+            lines.append(row("-h, --help", "Show help information."))
+        }
+        if !command.subcommands.isEmpty {
+            lines += ["", "SUBCOMMANDS:"]
+            lines += command.subcommands.map { row($0.name, $0.abstract) }
+            lines += ["", "  See '\(path.joined(separator: " ")) help <subcommand>' for detailed help."]
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private static func row(_ label: String, _ help: String) -> String {
+        let padded = label.count < 26 ? label + String(repeating: " ", count: 26 - label.count) : label + "  "
+        return "  " + padded + help
+    }
+}

@@ -1,0 +1,33 @@
+/// The per-slide keys of one session's deck version: what the key server imports.
+///
+/// File format (JSON, mode 0600), documented in docs/key-table.md:
+/// `{ "sessionId", "deckVersion", "packageVersion", "slides": [{ "n", "assetHash", "keyB64", "nonceB64" }] }`.
+public struct KeyTable: Codable, Equatable, Sendable {
+    public struct Slide: Codable, Equatable, Sendable {
+        public var n: Int
+        public var assetHash: String
+        /// The 256-bit AES key, standard base64.
+        public var keyB64: String
+        /// The 96-bit GCM nonce, standard base64.
+        public var nonceB64: String
+
+        public init(n: Int, assetHash: String, keyB64: String, nonceB64: String) {
+            self.n = n
+            self.assetHash = assetHash
+            self.keyB64 = keyB64
+            self.nonceB64 = nonceB64
+        }
+    }
+
+    public var sessionId: String
+    public var deckVersion: Int
+    public var packageVersion: String
+    public var slides: [Slide]
+
+    public init(sessionId: String, deckVersion: Int, packageVersion: String, slides: [Slide]) {
+        self.sessionId = sessionId
+        self.deckVersion = deckVersion
+        self.packageVersion = packageVersion
+        self.slides = slides
+    }
+}

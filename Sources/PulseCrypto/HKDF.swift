@@ -1,0 +1,58 @@
+import COpenSSL
+
+/// HKDF with SHA-256 (RFC 5869), extract then expand.
+public enum HKDF {
+    /// Derives `count` bytes from input key material, a salt and context info.
+    /// - Throws: `.invalidParameter` when `count` is 0 or over 255 × 32 bytes.
+    public static func sha256(
+        inputKeyMaterial ikm: [UInt8], salt: [UInt8], info: [UInt8], count: Int
+    ) throws -> [UInt8] {
+        guard count > 0, count <= 255 * SHA256.byteCount else {
+            throw CryptoError.invalidParameter("HKDF-SHA256 output must be 1 to \(255 * SHA256.byteCount) bytes, asked \(count)")
+        }
+        guard let context = EVP_KDF_CTX_new(KDFs.hkdf) else { throw CryptoError.fromQueue("EVP_KDF_CTX_new") }
+        defer { EVP_KDF_CTX_free(context) }
+        var output = [UInt8](repeating: 0, count: count)
+        let result = withHKDFParameters(ikm: ikm, salt: salt, info: info) { parameters in
+            EVP_KDF_derive(context, &output, count, parameters)
+        }
+        try check(result, "HKDF-SHA256")
+        return output
+    }
+
+    private static func withHKDFParameters(
+        ikm: [UInt8], salt: [UInt8], info: [UInt8], _ body: (UnsafePointer<OSSL_PARAM>) -> Int32
+    ) -> Int32 {
+        "SHA256".withCString { digestName in
+            withNonNullBytes(ikm) { ikm in
+                withNonNullBytes(salt) { salt in
+                    withNonNullBytes(info) { info in
+                        let parameters = [
+                            OSSL_PARAM_construct_utf8_string("digest", UnsafeMutablePointer(mutating: digestName), 0),
+                            OSSL_PARAM_construct_octet_string("key", ikm.pointer, ikm.count),
+                            OSSL_PARAM_construct_octet_string("salt", salt.pointer, salt.count),
+                            OSSL_PARAM_construct_octet_string("info", info.pointer, info.count),
+                            OSSL_PARAM_construct_end(),
+                        ]
+                        return parameters.withUnsafeBufferPointer { body($0.baseAddress!) }
+                    }
+                }
+            }
+        }
+    }
+
+    /// OpenSSL treats a null octet string as "not set": an empty input gets a valid pointer and length 0.
+    private static func withNonNullBytes<R>(
+        _ bytes: [UInt8], _ body: ((pointer: UnsafeMutableRawPointer, count: Int)) -> R
+    ) -> R {
+        var storage = bytes.isEmpty ? [0] : bytes
+        return storage.withUnsafeMutableBytes { body(($0.baseAddress!, bytes.count)) }
+    }
+}
+
+enum KDFs {
+    nonisolated(unsafe) static let hkdf: OpaquePointer = {
+        guard let kdf = EVP_KDF_fetch(nil, "HKDF", nil) else { fatalError("libcrypto has no HKDF") }
+        return kdf
+    }()
+}

@@ -1,0 +1,57 @@
+import Foundation
+import PulseCrypto
+
+/// A folder of write-once, content-addressed blobs: each file is named by the lowercase hex SHA-256 of
+/// its bytes, written atomically and left read-only (0444). A blob is never changed in place.
+public struct BlobStore: Sendable {
+    public let folder: URL
+
+    public init(folder: URL) {
+        self.folder = folder
+    }
+
+    public func url(for hash: String) -> URL { folder.appendingPathComponent(hash) }
+
+    /// The size of the stored blob, or nil if there is none.
+    public func size(of hash: String) -> Int? {
+        var info = stat()
+        guard stat(url(for: hash).path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        return Int(info.st_size)
+    }
+
+    /// Stores `bytes` under `hash` (which the caller computed as their SHA-256).
+    /// - Returns: true if the blob was new, false if an intact copy (same size) was already there.
+    @discardableResult
+    public func put(_ bytes: [UInt8], hash: String) throws -> Bool {
+        precondition(Hex.isDigestName(hash), "blob name must be a SHA-256 hex digest")
+        if size(of: hash) == bytes.count { return false }
+        try AtomicFile.write(bytes, to: url(for: hash), mode: 0o444)
+        return true
+    }
+
+    /// Reads a blob and checks it against its name (size first, then digest).
+    /// - Throws: `StoreError` if it is missing, unreadable, the wrong size or does not hash to its name.
+    public func read(_ reference: (assetHash: String, bytes: Int)) throws -> Data {
+        let path = url(for: reference.assetHash).path
+        guard let actual = size(of: reference.assetHash) else { throw StoreError(path: path, "missing blob") }
+        guard actual == reference.bytes else {
+            throw StoreError(path: path, "blob is \(actual) bytes, the manifest says \(reference.bytes)")
+        }
+        let data: Data
+        do { data = try Data(contentsOf: url(for: reference.assetHash)) } catch {
+            throw StoreError(path: path, "cannot read: \(AtomicFile.reason(error))")
+        }
+        guard SHA256.hex(data) == reference.assetHash else {
+            throw StoreError(path: path, "blob bytes do not hash to its name (damaged)")
+        }
+        return data
+    }
+
+    /// Every blob name in the folder (temp files and stray names excluded).
+    public func list() throws -> [String] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else {
+            throw StoreError(path: folder.path, "cannot list blobs")
+        }
+        return names.filter { Hex.isDigestName($0) }.sorted()
+    }
+}

@@ -1,0 +1,23 @@
+/// A failure to read or write the package or a push target.
+public struct StoreError: Error, CustomStringConvertible, Equatable {
+    /// The file or folder at fault.
+    public var path: String
+    /// What went wrong, for example `No space left on device`.
+    public var message: String
+
+    public init(path: String, _ message: String) {
+        self.path = path
+        self.message = message
+    }
+
+    /// An error from a failed system call, with the text of `errno`.
+    public static func system(_ path: String, _ operation: String, errno code: Int32) -> StoreError {
+        StoreError(path: path, "\(operation): \(String(cString: strerror(code)))")
+    }
+
+    public var description: String { "\(path): \(message)" }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif
