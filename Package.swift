@@ -27,6 +27,7 @@ let package = Package(
         // Safe wrappers: the only modules that import C or touch unsafe pointers.
         .target(name: "PulseCrypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
         .target(name: "PulsePDF", dependencies: ["CQPDF"], swiftSettings: swiftSettings),
+        .target(name: "PulseImage", dependencies: ["CZlib"], swiftSettings: swiftSettings),
 
         // Pure-Swift domain.
         .target(name: "PulseCore", dependencies: ["PulseCrypto"], swiftSettings: swiftSettings),
@@ -34,7 +35,7 @@ let package = Package(
         .target(name: "PulseCommandLine", swiftSettings: swiftSettings),
         .target(
             name: "PulsePack",
-            dependencies: ["PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseCommandLine"],
+            dependencies: ["PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseImage", "PulseCommandLine"],
             swiftSettings: swiftSettings
         ),
 

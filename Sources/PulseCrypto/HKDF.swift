@@ -27,11 +27,12 @@ public enum HKDF {
             withNonNullBytes(ikm) { ikm in
                 withNonNullBytes(salt) { salt in
                     withNonNullBytes(info) { info in
+                        // OSSL_PARAM keeps the name pointers: they must outlive the call, so static strings.
                         let parameters = [
-                            OSSL_PARAM_construct_utf8_string("digest", UnsafeMutablePointer(mutating: digestName), 0),
-                            OSSL_PARAM_construct_octet_string("key", ikm.pointer, ikm.count),
-                            OSSL_PARAM_construct_octet_string("salt", salt.pointer, salt.count),
-                            OSSL_PARAM_construct_octet_string("info", info.pointer, info.count),
+                            OSSL_PARAM_construct_utf8_string(name("digest"), UnsafeMutablePointer(mutating: digestName), 0),
+                            OSSL_PARAM_construct_octet_string(name("key"), ikm.pointer, ikm.count),
+                            OSSL_PARAM_construct_octet_string(name("salt"), salt.pointer, salt.count),
+                            OSSL_PARAM_construct_octet_string(name("info"), info.pointer, info.count),
                             OSSL_PARAM_construct_end(),
                         ]
                         return parameters.withUnsafeBufferPointer { body($0.baseAddress!) }
@@ -39,6 +40,10 @@ public enum HKDF {
                 }
             }
         }
+    }
+
+    private static func name(_ text: StaticString) -> UnsafePointer<CChar> {
+        UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self)
     }
 
     /// OpenSSL treats a null octet string as "not set": an empty input gets a valid pointer and length 0.

@@ -1,1 +1,4 @@
+import Foundation
 import PulsePack
+
+exit(PulsePackCLI.main(Array(CommandLine.arguments.dropFirst())))

@@ -1,0 +1,62 @@
+import Foundation
+import PulseCore
+
+/// What a build did, for the human summary and `--json`.
+public struct BuildReport: Sendable {
+    public struct Session: Sendable {
+        public var id: String
+        public var deck: String
+        public var deckKind: String
+        public var slides: Int
+        /// Total ciphertext bytes of the deck.
+        public var bytes: Int
+        public var newBlobs: Int
+        public var reusedBlobs: Int
+        public var deckVersion: Int
+        public var packageVersion: String
+        /// False when the manifest is the one already published (a 304 for the app).
+        public var changed: Bool
+        public var manifestPath: String
+        public var keyTablePath: String
+    }
+
+    public struct Document: Sendable {
+        public var kind: String
+        public var id: String
+        public var packageVersion: String
+        public var changed: Bool
+    }
+
+    public var package: String
+    public var sessions: [Session] = []
+    public var documents: [Document] = []
+    public var newImages = 0
+    public var reusedImages = 0
+    public var seconds: Double = 0
+    public var warnings: [String] = []
+
+    var json: JSONValue {
+        .object([
+            "package": .string(package),
+            "seconds": .double((seconds * 1000).rounded() / 1000),
+            "sessions": .array(sessions.map { session in
+                [
+                    "id": .string(session.id), "deck": .string(session.deck), "deckKind": .string(session.deckKind),
+                    "slides": .int(session.slides), "bytes": .int(session.bytes),
+                    "newBlobs": .int(session.newBlobs), "reusedBlobs": .int(session.reusedBlobs),
+                    "deckVersion": .int(session.deckVersion), "packageVersion": .string(session.packageVersion),
+                    "changed": .bool(session.changed), "manifest": .string(session.manifestPath),
+                    "keyTable": .string(session.keyTablePath),
+                ]
+            }),
+            "documents": .array(documents.map { document in
+                [
+                    "kind": .string(document.kind), "id": .string(document.id),
+                    "packageVersion": .string(document.packageVersion), "changed": .bool(document.changed),
+                ]
+            }),
+            "images": ["new": .int(newImages), "reused": .int(reusedImages)],
+            "warnings": .array(warnings.map(JSONValue.string)),
+        ])
+    }
+}

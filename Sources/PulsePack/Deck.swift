@@ -1,0 +1,119 @@
+import Foundation
+import PulseCore
+import PulseImage
+import PulsePDF
+
+/// The slides of a deck, in order: a PDF split into one-page PDFs, or a folder of images.
+///
+/// Opening a deck checks it as far as can be done cheaply (the PDF parses and has pages; every folder
+/// entry is a readable image), before anything is written to the package.
+struct Deck: Sendable {
+    enum Source: Sendable {
+        case pdf(bytes: [UInt8])
+        case images([URL])
+    }
+
+    let url: URL
+    let source: Source
+    let slideCount: Int
+
+    var kind: String {
+        if case .pdf = source { "pdf" } else { "images" }
+    }
+
+    static func open(_ url: URL) throws -> Deck {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else {
+            throw InputError(file: url.path, "deck not found")
+        }
+        return isFolder.boolValue ? try openFolder(url) : try openPDF(url)
+    }
+
+    private static func openPDF(_ url: URL) throws -> Deck {
+        let bytes = Array(try InputLoader.readFile(url))
+        guard bytes.starts(with: Array("%PDF-".utf8)) || bytes.prefix(1024).firstRange(of: Array("%PDF-".utf8)) != nil else {
+            throw InputError(file: url.path, "not a PDF (no %PDF- header)")
+        }
+        let document: PDFDocument
+        do { document = try PDFDocument(bytes: bytes, name: url.path) } catch {
+            throw InputError(file: url.path, "\(error)")
+        }
+        guard document.pageCount > 0 else { throw InputError(file: url.path, "the PDF has no pages") }
+        return Deck(url: url, source: .pdf(bytes: bytes), slideCount: document.pageCount)
+    }
+
+    private static func openFolder(_ url: URL) throws -> Deck {
+        let names: [String]
+        do { names = try FileManager.default.contentsOfDirectory(atPath: url.path) } catch {
+            throw InputError(file: url.path, "cannot list the folder (\(InputLoader.reason(error)))")
+        }
+        let files = names.filter { !$0.hasPrefix(".") }.sorted(by: naturalOrder).map { url.appendingPathComponent($0) }
+        guard !files.isEmpty else { throw InputError(file: url.path, "the image folder has no slides") }
+        for file in files {
+            let head = try readHead(file)
+            guard ImageFormat.sniff(head) != nil else { throw InputError(file: file.path, "not a PNG, JPEG or WebP image") }
+        }
+        return Deck(url: url, source: .images(files), slideCount: files.count)
+    }
+
+    /// The first bytes of a slide file (enough to recognise its format).
+    private static func readHead(_ file: URL) throws -> [UInt8] {
+        var isFolder: ObjCBool = false
+        FileManager.default.fileExists(atPath: file.path, isDirectory: &isFolder)
+        if isFolder.boolValue { throw InputError(file: file.path, "is a folder, expected a slide image") }
+        guard let handle = FileHandle(forReadingAtPath: file.path) else {
+            throw InputError(file: file.path, "cannot read (\(String(cString: strerror(errno))))")
+        }
+        defer { try? handle.close() }
+        do { return Array(try handle.read(upToCount: 16) ?? Data()) } catch {
+            throw InputError(file: file.path, "cannot read (\(InputLoader.reason(error)))")
+        }
+    }
+
+    /// Reads slides on one thread; a PDF deck opens its own qpdf document per reader.
+    func makeReader() throws -> SlideReader {
+        switch source {
+        case let .pdf(bytes): .pdf(try PDFDocument(bytes: bytes, name: url.path), url)
+        case let .images(files): .images(files)
+        }
+    }
+}
+
+/// Produces the plaintext of slide `n`.
+enum SlideReader {
+    case pdf(PDFDocument, URL)
+    case images([URL])
+
+    func slide(_ n: Int) throws -> [UInt8] {
+        switch self {
+        case let .pdf(document, url):
+            do { return try document.page(n) } catch { throw InputError(file: url.path, "page \(n + 1): \(error)") }
+        case let .images(files):
+            let bytes = Array(try InputLoader.readFile(files[n]))
+            do { _ = try ImageFormat.validate(bytes) } catch { throw InputError(file: files[n].path, "\(error)") }
+            return bytes
+        }
+    }
+}
+
+/// File names in natural order: digit runs compare as numbers, so `slide2` comes before `slide10`.
+func naturalOrder(_ a: String, _ b: String) -> Bool {
+    var left = Substring(a)[...], right = Substring(b)[...]
+    while let l = left.first, let r = right.first {
+        if l.isASCII && l.isNumber && r.isASCII && r.isNumber {
+            let leftDigits = left.prefix { $0.isASCII && $0.isNumber }
+            let rightDigits = right.prefix { $0.isASCII && $0.isNumber }
+            let leftTrimmed = leftDigits.drop { $0 == "0" }, rightTrimmed = rightDigits.drop { $0 == "0" }
+            if leftTrimmed.count != rightTrimmed.count { return leftTrimmed.count < rightTrimmed.count }
+            if leftTrimmed != rightTrimmed { return leftTrimmed < rightTrimmed }
+            if leftDigits.count != rightDigits.count { return leftDigits.count > rightDigits.count }
+            left = left.dropFirst(leftDigits.count)
+            right = right.dropFirst(rightDigits.count)
+        } else {
+            if l != r { return l < r }
+            left = left.dropFirst()
+            right = right.dropFirst()
+        }
+    }
+    return left.isEmpty && !right.isEmpty
+}

@@ -1,0 +1,89 @@
+import Foundation
+import PulseCore
+import PulseCrypto
+import PulseImage
+
+/// Patterns shared by the series and session readers.
+enum Patterns {
+    static let id = "[a-z0-9][a-z0-9-]{0,63}"
+    static let color = "#[0-9A-Fa-f]{6}"
+    static let clock = "([01][0-9]|2[0-3]):[0-5][0-9]"
+    static let date = "[0-9]{4}-[0-9]{2}-[0-9]{2}"
+    static let time = "[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]+)?)?(Z|[+-][0-9]{2}:[0-9]{2})"
+}
+
+/// A public image a manifest refers to (speaker photo, logo): stored as a plain content-addressed blob.
+struct PublicImage {
+    let bytes: [UInt8]
+    let hash: String
+    let format: ImageFormat
+
+    /// `{ assetHash, bytes, contentType }` as it stands in a manifest.
+    var reference: JSONValue {
+        ["assetHash": .string(hash), "bytes": .int(bytes.count), "contentType": .string(format.contentType)]
+    }
+}
+
+/// Reads JSON input files and the files they point at, collecting the public images they need.
+final class InputLoader {
+    let warnings: Warnings
+    private(set) var images: [String: PublicImage] = [:]
+
+    init(warnings: Warnings) {
+        self.warnings = warnings
+    }
+
+    /// Parses a JSON file into a reader of its top-level object.
+    func readJSON(_ url: URL) throws -> JSONReader {
+        let data = try Self.readFile(url)
+        let value: JSONValue
+        do { value = try JSONValue.parse(data) } catch { throw InputError(file: url.path, "\(error)") }
+        return try JSONReader(file: url.path, value: value, warnings: warnings)
+    }
+
+    /// The image named by `key` (a path relative to the JSON file), as a manifest reference; nil if absent.
+    func optionalImage(_ reader: JSONReader, _ key: String) throws -> JSONValue? {
+        guard let path = try reader.optionalString(key) else { return nil }
+        let url = Self.resolve(path, relativeTo: reader.file)
+        let bytes: [UInt8]
+        do { bytes = Array(try Self.readFile(url)) } catch let error as InputError {
+            throw reader.error(key, "\(error.message): \(url.path)")
+        }
+        let format: ImageFormat
+        do { format = try ImageFormat.validate(bytes) } catch { throw reader.error(key, "\(url.path): \(error)") }
+        let image = PublicImage(bytes: bytes, hash: SHA256.hex(bytes), format: format)
+        images[image.hash] = image
+        return image.reference
+    }
+
+    static func resolve(_ path: String, relativeTo file: String) -> URL {
+        if path.hasPrefix("/") { return URL(fileURLWithPath: path) }
+        return URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent(path).standardizedFileURL
+    }
+
+    static func readFile(_ url: URL) throws -> Data {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else {
+            throw InputError(file: url.path, "no such file")
+        }
+        guard !isFolder.boolValue else { throw InputError(file: url.path, "is a folder, expected a file") }
+        do { return try Data(contentsOf: url) } catch {
+            throw InputError(file: url.path, "cannot read (\(reason(error)))")
+        }
+    }
+
+    static func reason(_ error: any Error) -> String {
+        let nsError = error as NSError
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return nsError.localizedDescription
+    }
+}
+
+extension JSONValue {
+    /// An object without its null fields (optional inputs that were absent).
+    static func compact(_ fields: [String: JSONValue?]) -> JSONValue {
+        .object(fields.compactMapValues { $0 })
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import PulseCommandLine
+import PulseCore
+import PulsePDF
+import PulseStore
+
+/// The `pulse-pack` command line: its command tree and how errors become exit codes.
+///
+/// Exit codes: 0 ok, 64 usage, 65 bad input (a file or field the user gave is wrong), 1 anything else
+/// (I/O, a full disk, problems found by `verify`).
+public enum PulsePackCLI {
+    /// Extra subcommands (push, gc, keys) contributed by other modules' commands.
+    public static func root(terminal: Terminal, extra: [Command] = []) -> Command {
+        Command(
+            name: "pulse-pack",
+            abstract: "Package an event's slide decks for offline pre-caching: encrypted, content-addressed, verifiable.",
+            subcommands: [
+                BuildCommand.command(terminal: terminal),
+                VerifyCommand.command(terminal: terminal),
+                DiffCommand.command(terminal: terminal),
+            ] + extra)
+    }
+
+    /// Runs `pulse-pack` with `arguments` (without the program name); returns the exit code.
+    public static func main(_ arguments: [String], terminal: Terminal = .standard(), extra: [Command] = []) -> Int32 {
+        CommandLineTool.main(
+            root(terminal: terminal, extra: extra), arguments: arguments,
+            errorHandler: { error in
+                terminal.endProgress()
+                terminal.printError("pulse-pack: error: \(error)")
+                return exitCode(for: error)
+            },
+            print: terminal.print, printError: terminal.printError)
+    }
+
+    static func exitCode(for error: any Error) -> Int32 {
+        switch error {
+        case is InputError, is PDFError: ExitCode.dataError
+        default: ExitCode.failure
+        }
+    }
+
+    /// Prints collected warnings to stderr.
+    static func printWarnings(_ warnings: [String], terminal: Terminal) {
+        for warning in warnings { terminal.printError("pulse-pack: warning: \(warning)") }
+    }
+}
+
+/// Converts a path argument to a file URL.
+func fileURL(_ path: String) -> URL { URL(fileURLWithPath: path).standardizedFileURL }

@@ -1,0 +1,124 @@
+import Foundation
+import PulseCore
+
+/// A session as its description file gives it (docs/session-schema.md), already checked and turned
+/// into the manifest fields that do not depend on the deck.
+struct SessionDescription {
+    let id: String
+    let title: String
+    let file: URL
+    /// The deck named in the file, resolved against it; `--deck` overrides it.
+    let deck: URL?
+    /// Manifest fields: session, agenda, speakers, branding, resources, survey.
+    let content: [String: JSONValue]
+
+    /// Reads and checks a session file. Images it refers to are loaded into `loader`.
+    init(file: URL, loader: InputLoader) throws {
+        let reader = try loader.readJSON(file)
+        self.file = file
+        id = try reader.string("id", matching: Patterns.id, what: "an id of lowercase letters, digits and dashes")
+        title = try reader.string("title")
+        deck = try reader.optionalString("deck").map { InputLoader.resolve($0, relativeTo: file.path) }
+
+        let basics = JSONValue.compact([
+            "id": .string(id),
+            "title": .string(title),
+            "subtitle": try reader.optionalString("subtitle").map(JSONValue.string),
+            "abstract": try reader.optionalString("abstract").map(JSONValue.string),
+            "language": try reader.optionalString("language").map(JSONValue.string),
+            "seriesId": try reader.optionalString("series", matching: Patterns.id, what: "a series id").map(JSONValue.string),
+            "room": try reader.optionalString("room").map(JSONValue.string),
+            "startsAt": .string(try reader.string("startsAt", matching: Patterns.time, what: "an ISO 8601 time with offset")),
+            "endsAt": .string(try reader.string("endsAt", matching: Patterns.time, what: "an ISO 8601 time with offset")),
+            "timezone": try reader.optionalString("timezone").map(JSONValue.string),
+        ])
+
+        let speakers = try reader.objects("speakers") { speaker in
+            JSONValue.compact([
+                "id": .string(try speaker.string("id", matching: Patterns.id, what: "a speaker id")),
+                "name": .string(try speaker.string("name")),
+                "role": try speaker.optionalString("role").map(JSONValue.string),
+                "company": try speaker.optionalString("company").map(JSONValue.string),
+                "bio": try speaker.optionalString("bio").map(JSONValue.string),
+                "photo": try loader.optionalImage(speaker, "photo"),
+            ])
+        }
+        let speakerIds = Set(speakers.compactMap { $0["id"]?.stringValue })
+
+        let agenda = try reader.objects("agenda") { entry in
+            let names = try entry.strings("speakers", required: false)
+            for name in names where !speakerIds.contains(name) {
+                throw entry.error("speakers", "names \"\(name)\", which is not in speakers")
+            }
+            return JSONValue.object([
+                "start": .string(try entry.string("start", matching: Patterns.clock, what: "a clock time HH:MM")),
+                "durationMinutes": .int(try entry.int("durationMinutes", in: 1...1440)),
+                "title": .string(try entry.string("title")),
+                "speakers": .array(names.map(JSONValue.string)),
+            ])
+        }
+
+        let brandingReader = try reader.object("branding")
+        let branding = JSONValue.compact([
+            "primaryColor": .string(try brandingReader.string("primaryColor", matching: Patterns.color, what: "a colour #RRGGBB")),
+            "accentColor": .string(try brandingReader.string("accentColor", matching: Patterns.color, what: "a colour #RRGGBB")),
+            "backgroundColor": try brandingReader.optionalString("backgroundColor", matching: Patterns.color, what: "a colour #RRGGBB")
+                .map(JSONValue.string),
+            "theme": .string(try brandingReader.string("theme", oneOf: ["light", "dark"])),
+            "logo": try loader.optionalImage(brandingReader, "logo"),
+        ])
+        brandingReader.finish()
+
+        let resources = try reader.objects("resources", required: false, Self.resource)
+        let survey = try reader.optionalObject("survey").map { survey in
+            defer { survey.finish() }
+            return JSONValue.object([
+                "id": .string(try survey.string("id", matching: Patterns.id, what: "a survey id")),
+                "title": .string(try survey.string("title")),
+                "questions": .array(try survey.objects("questions", Self.question)),
+            ])
+        }
+        reader.finish()
+
+        var content: [String: JSONValue] = [
+            "session": basics, "agenda": .array(agenda), "speakers": .array(speakers),
+            "branding": branding, "resources": .array(resources),
+        ]
+        content["survey"] = survey
+        self.content = content
+    }
+
+    /// A resource; a timeline-gated one keeps only its metadata, and no release time survives.
+    private static func resource(_ entry: JSONReader) throws -> JSONValue {
+        let id = try entry.string("id", matching: Patterns.id, what: "a resource id")
+        let title = try entry.string("title")
+        let kind = try entry.string("kind", oneOf: ["link", "file", "note"])
+        let url = try entry.optionalString("url")
+        let body = try entry.optionalString("body")
+        let releaseAt = try entry.optionalString("releaseAt", matching: Patterns.time, what: "an ISO 8601 time with offset")
+        let afterSlide = try entry.optionalInt("releaseAfterSlide", in: 0...100_000)
+        if kind == "link", url == nil { throw entry.error("url", "missing (a link resource needs a url)") }
+        if kind == "note", body == nil { throw entry.error("body", "missing (a note resource needs a body)") }
+        if releaseAt != nil || afterSlide != nil {
+            return ["id": .string(id), "title": .string(title), "kind": .string(kind), "gated": true]
+        }
+        return JSONValue.compact([
+            "id": .string(id), "title": .string(title), "kind": .string(kind), "gated": false,
+            "url": url.map(JSONValue.string), "body": body.map(JSONValue.string),
+        ])
+    }
+
+    private static func question(_ entry: JSONReader) throws -> JSONValue {
+        let kind = try entry.string("kind", oneOf: ["rating", "single", "multiple", "text"])
+        let options = try entry.strings("options", required: kind == "single" || kind == "multiple")
+        let scale = try entry.optionalInt("scale", in: 2...10)
+        if kind == "rating", scale == nil { throw entry.error("scale", "missing (a rating question needs a scale)") }
+        return JSONValue.compact([
+            "id": .string(try entry.string("id", matching: Patterns.id, what: "a question id")),
+            "kind": .string(kind),
+            "prompt": .string(try entry.string("prompt")),
+            "options": options.isEmpty ? nil : .array(options.map(JSONValue.string)),
+            "scale": scale.map(JSONValue.int),
+        ])
+    }
+}

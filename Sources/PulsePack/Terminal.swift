@@ -1,0 +1,66 @@
+import Foundation
+
+/// Output of the CLI: results to stdout, diagnostics and progress to stderr.
+public final class Terminal: @unchecked Sendable {
+    private let lock = NSLock()
+    private let out: (String) -> Void
+    private let err: (String) -> Void
+    /// Draw progress bars (stderr is a terminal and not disabled).
+    let showsProgress: Bool
+    private var progressDrawn = false
+
+    public init(out: @escaping (String) -> Void, err: @escaping (String) -> Void, showsProgress: Bool) {
+        self.out = out
+        self.err = err
+        self.showsProgress = showsProgress
+    }
+
+    /// The process's own stdout and stderr.
+    public static func standard() -> Terminal {
+        Terminal(
+            out: { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) },
+            err: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) },
+            showsProgress: isatty(2) == 1 && ProcessInfo.processInfo.environment["TERM"] != "dumb")
+    }
+
+    public func print(_ line: String) { lock.withLock { clearProgress(); out(line) } }
+    public func printError(_ line: String) { lock.withLock { clearProgress(); err(line) } }
+
+    /// Redraws a one-line progress bar: `label [#####.....]  12/22`.
+    func progress(_ label: String, done: Int, total: Int) {
+        guard showsProgress, total > 0 else { return }
+        lock.withLock {
+            let width = 30
+            let filled = done * width / total
+            let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+            FileHandle.standardError.write(Data("\r\(label) [\(bar)] \(done)/\(total)".utf8))
+            progressDrawn = true
+        }
+    }
+
+    func endProgress() { lock.withLock { clearProgress() } }
+
+    private func clearProgress() {
+        guard progressDrawn else { return }
+        FileHandle.standardError.write(Data("\r\u{1b}[K".utf8))
+        progressDrawn = false
+    }
+}
+
+/// Formatting helpers for summaries.
+enum Format {
+    static func bytes(_ count: Int) -> String {
+        let units = ["B", "KB", "MB", "GB"]
+        var value = Double(count)
+        var unit = 0
+        while value >= 1000, unit < units.count - 1 {
+            value /= 1000
+            unit += 1
+        }
+        return unit == 0 ? "\(count) B" : String(format: "%.1f %@", value, units[unit])
+    }
+
+    static func seconds(_ value: Double) -> String { String(format: "%.2f s", value) }
+
+    static func short(_ hash: String) -> String { String(hash.prefix(12)) }
+}

@@ -1,0 +1,39 @@
+import Foundation
+import PulseCommandLine
+import PulseCore
+
+/// `pulse-pack verify`.
+enum VerifyCommand {
+    static func command(terminal: Terminal) -> Command {
+        Command(
+            name: "verify",
+            abstract: "Check a package: re-hash every blob, check every manifest reference, decrypt every slide.",
+            discussion: "Reports every problem found, not only the first, and exits 1 if there is any.",
+            options: [
+                .value("keys", "<file-or-dir>", help: "Key table(s) to decrypt slides with (default: <package>/keys)."),
+                .flag("json", help: "Print a machine-readable report on stdout."),
+            ],
+            positionals: [Positional("package", help: "The package folder.")],
+            run: { arguments in
+                let report = Verifier(
+                    package: fileURL(try arguments.required("package")), keys: arguments.value("keys").map(fileURL)
+                ).run()
+                if arguments.flag("json") {
+                    let json: JSONValue = [
+                        "ok": .bool(report.problems.isEmpty), "problems": .array(report.problems.map(JSONValue.string)),
+                        "notes": .array(report.notes.map(JSONValue.string)), "blobs": .int(report.blobs),
+                        "manifests": .int(report.manifests), "slidesDecrypted": .int(report.slidesDecrypted),
+                    ]
+                    terminal.print(String(decoding: json.prettyBytes.dropLast(), as: UTF8.self))
+                } else {
+                    for problem in report.problems { terminal.printError("pulse-pack: problem: \(problem)") }
+                    for note in report.notes { terminal.printError("pulse-pack: note: \(note)") }
+                    terminal.print(
+                        "\(report.problems.isEmpty ? "OK" : "FAILED: \(report.problems.count) problem(s)"): "
+                            + "\(report.blobs) blobs re-hashed, \(report.manifests) manifests checked, "
+                            + "\(report.slidesDecrypted) slides decrypted")
+                }
+                return report.problems.isEmpty ? ExitCode.success : ExitCode.failure
+            })
+    }
+}
