@@ -43,7 +43,6 @@ let package = Package(
         .executableTarget(name: "pulse-pack", dependencies: ["PulsePack"], swiftSettings: swiftSettings),
 
         .testTarget(name: "PulseCryptoTests", dependencies: ["PulseCrypto", "PulseCore"], swiftSettings: swiftSettings),
-        .testTarget(name: "PulsePDFTests", dependencies: ["PulsePDF"], swiftSettings: swiftSettings),
         .testTarget(name: "PulseCoreTests", dependencies: ["PulseCore"], swiftSettings: swiftSettings),
         .testTarget(name: "PulseCommandLineTests", dependencies: ["PulseCommandLine"], swiftSettings: swiftSettings),
         .testTarget(

@@ -106,7 +106,6 @@ func naturalOrder(_ a: String, _ b: String) -> Bool {
             let leftTrimmed = leftDigits.drop { $0 == "0" }, rightTrimmed = rightDigits.drop { $0 == "0" }
             if leftTrimmed.count != rightTrimmed.count { return leftTrimmed.count < rightTrimmed.count }
             if leftTrimmed != rightTrimmed { return leftTrimmed < rightTrimmed }
-            if leftDigits.count != rightDigits.count { return leftDigits.count > rightDigits.count }
             left = left.dropFirst(leftDigits.count)
             right = right.dropFirst(rightDigits.count)
         } else {
@@ -115,5 +114,6 @@ func naturalOrder(_ a: String, _ b: String) -> Bool {
             right = right.dropFirst()
         }
     }
-    return left.isEmpty && !right.isEmpty
+    if left.isEmpty != right.isEmpty { return left.isEmpty }
+    return a < b  // equal but for zero padding: any fixed order will do
 }

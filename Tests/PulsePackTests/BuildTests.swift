@@ -1,0 +1,121 @@
+import Foundation
+import PulseCore
+import PulseCrypto
+import PulsePDF
+import PulseStore
+import Testing
+
+@testable import PulsePack
+
+struct BuildTests {
+    @Test func samplesBuildVerifyAndDecrypt() throws {
+        let folder = try Support.temporaryFolder()
+        let out = folder.appendingPathComponent("pkg")
+        let report = try Support.build(Support.samples.appendingPathComponent("series.json"), out: out)
+        #expect(report.sessions.map(\.id) == ["keynote", "workshop"])
+        #expect(report.sessions.map(\.slides) == [14, 12])
+        #expect(report.warnings.isEmpty, "\(report.warnings)")
+
+        let verified = Verifier(package: out, keys: nil).run()
+        #expect(verified.problems.isEmpty, "\(verified.problems)")
+        #expect(verified.slidesDecrypted == 26)
+
+        // Decrypt slide 0 by hand: the key table's key opens the blob into a one-page PDF.
+        let package = PulsePackage(root: out)
+        let table = try package.readKeyTable(at: package.keyTableURL(sessionId: "keynote", deckVersion: 1))
+        let slide = try #require(table.slides.first)
+        let blob = try Data(contentsOf: package.assets.url(for: slide.assetHash))
+        #expect(SHA256.hex(blob) == slide.assetHash)
+        let plaintext = try AES256GCM.open(
+            blob, key: Array(try #require(Data(base64Encoded: slide.keyB64))),
+            nonce: Array(try #require(Data(base64Encoded: slide.nonceB64))))
+        #expect(try PDFDocument(bytes: plaintext, name: "slide0").pageCount == 1)
+        #expect(!blob.starts(with: Array("%PDF".utf8)))
+    }
+
+    @Test func sameInputGivesByteIdenticalPackages() throws {
+        let folder = try Support.temporaryFolder()
+        let secret = try Support.secretFile(in: folder)
+        let series = Support.samples.appendingPathComponent("series.json")
+        let first = folder.appendingPathComponent("one"), second = folder.appendingPathComponent("two")
+        try Support.build(series, out: first, secret: secret)
+        try Support.build(series, out: second, secret: secret)
+        let a = Support.snapshot(first), b = Support.snapshot(second)
+        #expect(a.count > 30)
+        #expect(a == b)
+        // A rebuild into the same folder changes nothing either.
+        try Support.build(series, out: first, secret: secret)
+        #expect(Support.snapshot(first) == a)
+    }
+
+    @Test func pdfPagesAreDeterministic() throws {
+        let bytes = Array(try Data(contentsOf: Support.keynotePDF))
+        let one = try PDFDocument(bytes: bytes, name: "a"), two = try PDFDocument(bytes: bytes, name: "b")
+        #expect(one.pageCount == 14)
+        for n in [0, 7, 13] {
+            let page = try one.page(n)
+            #expect(page == (try two.page(n)))
+            #expect(try PDFDocument(bytes: page, name: "page").pageCount == 1)
+        }
+    }
+
+    @Test func replacingOneSlideMakesExactlyOneNewBlob() throws {
+        let folder = try Support.temporaryFolder()
+        let deck = try Support.copy(Support.keynoteImages, to: folder.appendingPathComponent("deck"))
+        let session = try Support.sessionFile(in: folder, deck: deck)
+        let out = folder.appendingPathComponent("pkg")
+        let first = try Support.build(session, out: out)
+        let v1 = try Support.manifest(out)
+        #expect(first.sessions[0].deckVersion == 1)
+
+        let unchanged = try Support.build(session, out: out)
+        #expect(unchanged.sessions[0].newBlobs == 0)
+        #expect(unchanged.sessions[0].deckVersion == 1)
+        #expect(!unchanged.sessions[0].changed)
+
+        let slide5 = deck.appendingPathComponent("slide5.png")
+        let original = try Data(contentsOf: slide5)
+        try FileManager.default.removeItem(at: slide5)
+        try FileManager.default.copyItem(at: Support.samples.appendingPathComponent("decks/workshop-images/slide1.png"), to: slide5)
+        let second = try Support.build(session, out: out)
+        let v2 = try Support.manifest(out)
+        #expect(second.sessions[0].newBlobs == 1)
+        #expect(second.sessions[0].reusedBlobs == 13)
+        #expect(second.sessions[0].deckVersion == 2)
+        let plan = DeltaPlan(old: v1, new: v2)
+        #expect(plan.fetch.count == 1)
+        #expect(plan.drop.count == 1)
+        #expect(plan.fetch[0].assetHash == v2["slides"]?.arrayValue?[4]["assetHash"]?.stringValue)
+        #expect(plan.bytes == plan.fetch[0].bytes)
+
+        // Going back to the old slide list still moves deckVersion forward, and reuses the old blob.
+        try original.write(to: slide5)
+        let third = try Support.build(session, out: out)
+        #expect(third.sessions[0].deckVersion == 3)
+        #expect(third.sessions[0].newBlobs == 0)
+        #expect(try Support.manifest(out)["slides"] == v1["slides"])
+    }
+
+    @Test func imageFolderIsInNaturalOrder() {
+        let names = ["slide10.png", "slide2.png", "slide1.png", "slide02b.png", "Slide3.png", "slide100.png"]
+        #expect(names.sorted(by: naturalOrder) == ["Slide3.png", "slide1.png", "slide2.png", "slide02b.png", "slide10.png", "slide100.png"])
+    }
+
+    @Test func singleSessionRebuildUpdatesItsSeries() throws {
+        let folder = try Support.temporaryFolder()
+        let out = folder.appendingPathComponent("pkg")
+        try Support.build(Support.samples.appendingPathComponent("series.json"), out: out)
+        let package = PulsePackage(root: out)
+        let before = try package.readIndex()
+        let workshop = Support.samples.appendingPathComponent("sessions/workshop.json")
+        let report = try Support.build(workshop, out: out, deck: Support.keynotePDF)
+        let after = try package.readIndex()
+        #expect(after.sessions["workshop"]?.packageVersion != before.sessions["workshop"]?.packageVersion)
+        #expect(after.series["devconf-2026"]?.packageVersion != before.series["devconf-2026"]?.packageVersion)
+        #expect(report.documents.map(\.kind) == ["series"])
+        let series = try package.readManifest(.series, id: "devconf-2026", packageVersion: after.series["devconf-2026"]!.packageVersion)
+        let ref = series["sessions"]?.arrayValue?.first { $0["id"] == "workshop" }
+        #expect(ref?["packageVersion"]?.stringValue == after.sessions["workshop"]?.packageVersion)
+        #expect(Verifier(package: out, keys: nil).run().problems.isEmpty)
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import PulseCore
+import PulseStore
+
+@testable import PulsePack
+
+/// Paths and helpers shared by the packager tests.
+enum Support {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../..").standardizedFileURL
+    static let samples = repository.appendingPathComponent("Samples")
+    static let fixtures = repository.appendingPathComponent("Tests/Fixtures")
+    static let keynotePDF = samples.appendingPathComponent("decks/keynote.pdf")
+    static let keynoteImages = samples.appendingPathComponent("decks/keynote-images")
+
+    /// A fresh temporary folder.
+    static func temporaryFolder(_ name: String = #function) throws -> URL {
+        let url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("pulse-pack-tests-\(name.filter { $0.isLetter })-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// A secret file (0600) so that builds into different folders are comparable.
+    static func secretFile(in folder: URL) throws -> URL {
+        let url = folder.appendingPathComponent("package.secret")
+        try AtomicFile.write(Array("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=\n".utf8), to: url, mode: 0o600)
+        return url
+    }
+
+    /// A minimal valid session file whose deck is `deck`.
+    static func sessionFile(in folder: URL, deck: URL, extra: String = "", title: String = "Test talk") throws -> URL {
+        let url = folder.appendingPathComponent("session-\(UUID().uuidString.prefix(6)).json")
+        let text = """
+            { "id": "talk", "title": "\(title)", "startsAt": "2026-12-03T09:00:00+01:00",
+              "endsAt": "2026-12-03T10:00:00+01:00", "deck": "\(deck.path)", "agenda": [], "speakers": [],
+              "branding": { "primaryColor": "#112233", "accentColor": "#445566", "theme": "dark" }\(extra) }
+            """
+        try Data(text.utf8).write(to: url)
+        return url
+    }
+
+    /// Copies a folder (for decks the test will change).
+    static func copy(_ source: URL, to destination: URL) throws -> URL {
+        try FileManager.default.copyItem(at: source, to: destination)
+        return destination
+    }
+
+    @discardableResult
+    static func build(_ input: URL, out: URL, deck: URL? = nil, secret: URL? = nil) throws -> BuildReport {
+        var options = Builder.Options(input: input, output: out, environment: [:])
+        options.deck = deck
+        options.secretFile = secret
+        return try Builder(options: options).run()
+    }
+
+    /// Every file of a folder (relative path → bytes), the lock file aside: to prove a folder unchanged.
+    static func snapshot(_ folder: URL) -> [String: Data] {
+        var files: [String: Data] = [:]
+        guard let enumerator = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.isRegularFileKey]) else { return files }
+        for case let url as URL in enumerator where (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true {
+            let relative = String(url.standardizedFileURL.path.dropFirst(folder.standardizedFileURL.path.count + 1))
+            if relative != ".lock" { files[relative] = FileManager.default.contents(atPath: url.path) }
+        }
+        return files
+    }
+
+    /// Runs the CLI in process, capturing its output.
+    static func cli(_ arguments: [String]) -> (code: Int32, out: [String], err: [String]) {
+        let capture = Capture()
+        let terminal = Terminal(out: { capture.add(out: $0) }, err: { capture.add(err: $0) }, showsProgress: false)
+        let code = PulsePackCLI.main(arguments, terminal: terminal)
+        return (code, capture.out, capture.err)
+    }
+
+    /// Runs a program and waits; returns its exit status.
+    @discardableResult
+    static func run(_ executable: String, _ arguments: [String]) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// The current session manifest of a package.
+    static func manifest(_ out: URL, session: String = "talk") throws -> JSONValue {
+        let package = PulsePackage(root: out)
+        let entry = try #require(try package.readIndex().sessions[session])
+        return try package.readManifest(.sessions, id: session, packageVersion: entry.packageVersion)
+    }
+}
+
+final class Capture: @unchecked Sendable {
+    private let lock = NSLock()
+    private(set) var out: [String] = []
+    private(set) var err: [String] = []
+    func add(out line: String) { lock.withLock { out.append(line) } }
+    func add(err line: String) { lock.withLock { err.append(line) } }
+}
+
+import Testing
