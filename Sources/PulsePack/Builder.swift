@@ -61,24 +61,42 @@ public struct Builder {
         let cipher = SlideCipher(secret: try PackageSecret.load(
             file: options.secretFile, environment: options.environment, package: package))
 
+        try rollForwardKeyTables(package: package, index: index)
+
         var report = BuildReport(package: package.root.path)
-        try AtomicFile.makeFolder(package.assets.folder)
-        for (session, deck) in zip(sessions, decks) {
-            progress?(session.id, 0, deck.slideCount)
-            let done = Counter()
-            let outcomes = try SlidePipeline.run(
-                deck: deck, cipher: cipher, store: package.assets, workers: options.workers,
-                progress: { progress?(session.id, done.increment(), deck.slideCount) })
-            report.sessions.append(try publish(session, deck: deck, outcomes: outcomes, package: package, index: &index))
+        let journal = BuildJournal()
+        do {
+            try AtomicFile.makeFolder(package.assets.folder)
+            for (session, deck) in zip(sessions, decks) {
+                progress?(session.id, 0, deck.slideCount)
+                let done = Counter()
+                let outcomes = try SlidePipeline.run(
+                    deck: deck, cipher: cipher, store: package.assets, workers: options.workers, journal: journal,
+                    progress: { progress?(session.id, done.increment(), deck.slideCount) })
+                report.sessions.append(
+                    try publish(session, deck: deck, outcomes: outcomes, package: package, index: &index, journal: journal))
+            }
+            for image in loader.images.values.sorted(by: { $0.hash < $1.hash }) {
+                if try package.assets.put(image.bytes, hash: image.hash) {
+                    journal.created(package.assets.url(for: image.hash))
+                    report.newImages += 1
+                } else {
+                    report.reusedImages += 1
+                }
+            }
+            if let series {
+                report.documents += try publish(series, sessionIds: sessions.map(\.id), package: package, index: &index, journal: journal)
+            }
+            report.documents += try refreshLinkedSeries(package: package, index: &index, skipping: series?.id, journal: journal)
+            try package.writeIndex(index)
+        } catch {
+            // Nothing new is referenced yet: take the new files away so the folder is as it was.
+            journal.rollBack()
+            throw error
         }
-        for image in loader.images.values.sorted(by: { $0.hash < $1.hash }) {
-            if try package.assets.put(image.bytes, hash: image.hash) { report.newImages += 1 } else { report.reusedImages += 1 }
-        }
-        if let series {
-            report.documents += try publish(series, sessionIds: sessions.map(\.id), package: package, index: &index)
-        }
-        report.documents += try refreshLinkedSeries(package: package, index: &index, skipping: series?.id)
-        try package.writeIndex(index)
+        // Same deckVersion, new packageVersion: the key table's keys are unchanged, so it is rewritten
+        // only now that the index names the new version (a kill right here is repaired by the next build).
+        for table in journal.keyTablesAfterCommit { try package.writeKeyTable(table) }
 
         report.seconds = Date().timeIntervalSince(started)
         report.warnings = warnings.messages
@@ -107,7 +125,8 @@ public struct Builder {
 
     /// Writes one session's key table and manifest and records them in the (not yet committed) index.
     private func publish(
-        _ session: SessionDescription, deck: Deck, outcomes: [SlideOutcome], package: PulsePackage, index: inout PackageIndex
+        _ session: SessionDescription, deck: Deck, outcomes: [SlideOutcome], package: PulsePackage, index: inout PackageIndex,
+        journal: BuildJournal
     ) throws -> BuildReport.Session {
         let deckDigest = SHA256.hex(Array(outcomes.map { "\($0.n):\($0.assetHash)\n" }.joined().utf8))
         let previous = index.sessions[session.id]
@@ -130,8 +149,17 @@ public struct Builder {
                     n: $0.n, assetHash: $0.assetHash,
                     keyB64: Data($0.key).base64EncodedString(), nonceB64: Data($0.nonce).base64EncodedString())
             })
-        try package.writeKeyTable(table)
-        try package.writeManifest(.sessions, id: session.id, manifest: manifest, packageVersion: packageVersion)
+        let tableURL = package.keyTableURL(sessionId: session.id, deckVersion: deckVersion)
+        if deckVersion == previous?.deckVersion {
+            if previous?.packageVersion != packageVersion { journal.keyTablesAfterCommit.append(table) }
+        } else {
+            // A new deckVersion: a new file that nothing committed refers to yet.
+            try package.writeKeyTable(table)
+            journal.created(tableURL)
+        }
+        if try package.writeManifest(.sessions, id: session.id, manifest: manifest, packageVersion: packageVersion) {
+            journal.created(package.manifestURL(.sessions, id: session.id, packageVersion: packageVersion))
+        }
         index.sessions[session.id] = PackageIndex.Session(
             packageVersion: packageVersion, deckVersion: deckVersion, deckDigest: deckDigest,
             highestDeckVersion: max(previous?.highestDeckVersion ?? 0, deckVersion))
@@ -142,26 +170,30 @@ public struct Builder {
             bytes: outcomes.reduce(0) { $0 + $1.bytes }, newBlobs: newBlobs, reusedBlobs: outcomes.count - newBlobs,
             deckVersion: deckVersion, packageVersion: packageVersion, changed: previous?.packageVersion != packageVersion,
             manifestPath: package.manifestURL(.sessions, id: session.id, packageVersion: packageVersion).path,
-            keyTablePath: package.keyTableURL(sessionId: session.id, deckVersion: deckVersion).path)
+            keyTablePath: tableURL.path)
     }
 
     /// Writes the series manifest (with a ref per linked session) and the org's app config.
     private func publish(
-        _ series: SeriesDescription, sessionIds: [String], package: PulsePackage, index: inout PackageIndex
+        _ series: SeriesDescription, sessionIds: [String], package: PulsePackage, index: inout PackageIndex, journal: BuildJournal
     ) throws -> [BuildReport.Document] {
         var content = series.content
         var documents: [BuildReport.Document] = []
         content["sessions"] = .array(try sessionRefs(ids: sessionIds, package: package, index: index))
-        documents.append(try publishDocument(.series, id: series.id, content: content, package: package, index: &index.series))
+        documents.append(
+            try publishDocument(.series, id: series.id, content: content, package: package, index: &index.series, journal: journal))
         if let appConfig = series.appConfig, case let .object(body) = appConfig.body {
-            documents.append(try publishDocument(.appconfig, id: appConfig.slug, content: body, package: package, index: &index.appconfig))
+            documents.append(
+                try publishDocument(.appconfig, id: appConfig.slug, content: body, package: package, index: &index.appconfig, journal: journal))
         }
         return documents
     }
 
     /// After a single-session build, series already in the package that link that session get its
     /// new packageVersion, so the series manifest never points at a stale session manifest.
-    private func refreshLinkedSeries(package: PulsePackage, index: inout PackageIndex, skipping: String?) throws -> [BuildReport.Document] {
+    private func refreshLinkedSeries(
+        package: PulsePackage, index: inout PackageIndex, skipping: String?, journal: BuildJournal
+    ) throws -> [BuildReport.Document] {
         var documents: [BuildReport.Document] = []
         for (id, entry) in index.series.sorted(by: { $0.key < $1.key }) where id != skipping {
             let manifest = try package.readManifest(.series, id: id, packageVersion: entry.packageVersion)
@@ -170,7 +202,7 @@ public struct Builder {
             let updated = try sessionRefs(ids: ids, package: package, index: index)
             guard updated != refs else { continue }
             content["sessions"] = .array(updated)
-            documents.append(try publishDocument(.series, id: id, content: content, package: package, index: &index.series))
+            documents.append(try publishDocument(.series, id: id, content: content, package: package, index: &index.series, journal: journal))
         }
         return documents
     }
@@ -186,14 +218,44 @@ public struct Builder {
 
     private func publishDocument(
         _ kind: PulsePackage.Kind, id: String, content: [String: JSONValue], package: PulsePackage,
-        index: inout [String: PackageIndex.Document]
+        index: inout [String: PackageIndex.Document], journal: BuildJournal
     ) throws -> BuildReport.Document {
         let manifest = PackageVersion.stamped(.object(content))
         let packageVersion = PackageVersion.of(manifest)
-        try package.writeManifest(kind, id: id, manifest: manifest, packageVersion: packageVersion)
+        if try package.writeManifest(kind, id: id, manifest: manifest, packageVersion: packageVersion) {
+            journal.created(package.manifestURL(kind, id: id, packageVersion: packageVersion))
+        }
         let changed = index[id]?.packageVersion != packageVersion
         index[id] = PackageIndex.Document(packageVersion: packageVersion)
         return BuildReport.Document(kind: kind.rawValue, id: id, packageVersion: packageVersion, changed: changed)
+    }
+
+    /// Repairs what a build killed between its commit and its last step left: a key table of the current
+    /// deckVersion that still names an older packageVersion (its keys are the same).
+    private func rollForwardKeyTables(package: PulsePackage, index: PackageIndex) throws {
+        for (id, entry) in index.sessions {
+            let url = package.keyTableURL(sessionId: id, deckVersion: entry.deckVersion)
+            guard var table = try? package.readKeyTable(at: url), table.packageVersion != entry.packageVersion else { continue }
+            table.packageVersion = entry.packageVersion
+            try package.writeKeyTable(table)
+        }
+    }
+}
+
+/// The files a build created before its commit (removed again if it fails), and the key tables to
+/// rewrite after it.
+final class BuildJournal: @unchecked Sendable {
+    private let lock = NSLock()
+    private var files: [URL] = []
+    var keyTablesAfterCommit: [KeyTable] = []
+
+    func created(_ url: URL) { lock.withLock { files.append(url) } }
+
+    func rollBack() {
+        lock.withLock {
+            for url in files { unlink(url.path) }
+            files = []
+        }
     }
 }
 

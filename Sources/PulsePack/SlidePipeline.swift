@@ -20,7 +20,8 @@ struct SlideOutcome: Sendable {
 /// all threads; blobs already written stay (they are complete and harmless until `gc`).
 enum SlidePipeline {
     static func run(
-        deck: Deck, cipher: SlideCipher, store: BlobStore, workers: Int, progress: @escaping @Sendable () -> Void
+        deck: Deck, cipher: SlideCipher, store: BlobStore, workers: Int, journal: BuildJournal,
+        progress: @escaping @Sendable () -> Void
     ) throws -> [SlideOutcome] {
         let state = PipelineState(count: deck.slideCount)
         DispatchQueue.concurrentPerform(iterations: max(1, min(workers, deck.slideCount))) { _ in
@@ -30,6 +31,7 @@ enum SlidePipeline {
                 do {
                     let sealed = try cipher.seal(try reader.slide(n))
                     let isNew = try store.put(sealed.ciphertext, hash: sealed.assetHash)
+                    if isNew { journal.created(store.url(for: sealed.assetHash)) }
                     state.finish(SlideOutcome(
                         n: n, assetHash: sealed.assetHash, bytes: sealed.ciphertext.count,
                         key: sealed.key, nonce: sealed.nonce, isNew: isNew))

@@ -75,13 +75,16 @@ public struct PulsePackage: Sendable {
     }
 
     /// Writes a manifest under its packageVersion (a no-op when that version already exists intact).
-    public func writeManifest(_ kind: Kind, id: String, manifest: JSONValue, packageVersion: String) throws {
+    /// - Returns: true if the file was created.
+    @discardableResult
+    public func writeManifest(_ kind: Kind, id: String, manifest: JSONValue, packageVersion: String) throws -> Bool {
         let folder = manifestFolder(kind, id: id)
         try AtomicFile.makeFolder(folder)
         let url = manifestURL(kind, id: id, packageVersion: packageVersion)
         let bytes = manifest.prettyBytes
-        if let existing = try? Data(contentsOf: url), existing.elementsEqual(bytes) { return }
+        if let existing = try? Data(contentsOf: url), existing.elementsEqual(bytes) { return false }
         try AtomicFile.write(bytes, to: url, mode: 0o644)
+        return true
     }
 
     /// Reads a key table.

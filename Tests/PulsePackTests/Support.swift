@@ -29,12 +29,15 @@ enum Support {
     }
 
     /// A minimal valid session file whose deck is `deck`.
-    static func sessionFile(in folder: URL, deck: URL, extra: String = "", title: String = "Test talk") throws -> URL {
+    static func sessionFile(
+        in folder: URL, deck: URL, extra: String = "", agenda: String = "[]", speakers: String = "[]",
+        branding: String = ##"{ "primaryColor": "#112233", "accentColor": "#445566", "theme": "dark" }"##
+    ) throws -> URL {
         let url = folder.appendingPathComponent("session-\(UUID().uuidString.prefix(6)).json")
         let text = """
-            { "id": "talk", "title": "\(title)", "startsAt": "2026-12-03T09:00:00+01:00",
-              "endsAt": "2026-12-03T10:00:00+01:00", "deck": "\(deck.path)", "agenda": [], "speakers": [],
-              "branding": { "primaryColor": "#112233", "accentColor": "#445566", "theme": "dark" }\(extra) }
+            { "id": "talk", "title": "Test talk", "startsAt": "2026-12-03T09:00:00+01:00",
+              "endsAt": "2026-12-03T10:00:00+01:00", "deck": "\(deck.path)", "agenda": \(agenda), "speakers": \(speakers),
+              "branding": \(branding)\(extra) }
             """
         try Data(text.utf8).write(to: url)
         return url

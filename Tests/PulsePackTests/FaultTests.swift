@@ -1,0 +1,126 @@
+import Foundation
+import PulseCore
+import PulseStore
+import Testing
+
+@testable import PulsePack
+
+/// Faults from outside: a full disk, a read-only folder, `kill -9` at any moment.
+/// Mounting a small tmpfs needs root (CI runs as root).
+@Suite(.serialized)
+struct FaultTests {
+    static let isRoot = getuid() == 0
+
+    /// A tmpfs of `size` mounted on a fresh folder; unmounted by `done()`.
+    struct Mount {
+        let path: URL
+        init(size: String) throws {
+            path = try Support.temporaryFolder("mount")
+            let status = try Support.run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(size)", "tmpfs", path.path])
+            try #require(status == 0, "mount tmpfs failed")
+        }
+        func remountReadOnly() throws {
+            try #require(try Support.run("/bin/mount", ["-o", "remount,ro", path.path]) == 0)
+        }
+        func done() { _ = try? Support.run("/bin/umount", ["-l", path.path]) }
+    }
+
+    @Test(.enabled(if: isRoot, "needs root to mount a tmpfs")) func fullDiskLeavesPreviousPackage() throws {
+        let mount = try Mount(size: "400k")
+        defer { mount.done() }
+        let folder = try Support.temporaryFolder()
+        let out = mount.path.appendingPathComponent("pkg")
+        try Support.build(try Support.sessionFile(in: folder, deck: Support.fixtures.appendingPathComponent("pdf/three-pages.pdf")), out: out)
+        let before = Support.snapshot(out)
+        // The 14-slide deck needs about 750 KB: the disk fills up half-way.
+        let session = try Support.sessionFile(in: folder, deck: Support.keynotePDF)
+        let result = Support.cli(["build", session.path, "--out", out.path])
+        #expect(result.code == 1)
+        #expect(result.err.count == 1 && result.err[0].contains("No space left on device"), "\(result.err)")
+        #expect(Support.snapshot(out) == before)
+        #expect(Verifier(package: out, keys: nil).run().problems.isEmpty)
+    }
+
+    @Test(.enabled(if: isRoot, "needs root to mount a tmpfs")) func readOnlyFolderLeavesPreviousPackage() throws {
+        let mount = try Mount(size: "4m")
+        defer { mount.done() }
+        let folder = try Support.temporaryFolder()
+        let out = mount.path.appendingPathComponent("pkg")
+        try Support.build(try Support.sessionFile(in: folder, deck: Support.fixtures.appendingPathComponent("pdf/three-pages.pdf")), out: out)
+        let before = Support.snapshot(out)
+        try mount.remountReadOnly()
+        let session = try Support.sessionFile(in: folder, deck: Support.keynotePDF)
+        let result = Support.cli(["build", session.path, "--out", out.path])
+        #expect(result.code == 1)
+        #expect(result.err.count == 1 && result.err[0].contains("Read-only file system"), "\(result.err)")
+        #expect(Support.snapshot(out) == before)
+    }
+
+    /// Kills real `pulse-pack build` processes at many moments; after each, the package is the previous
+    /// one (or the finished new one), every blob matches its name, and the next build completes.
+    @Test func killNineAtAnyMomentKeepsThePackageIntact() throws {
+        let binary = Support.binary
+        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the pulse-pack executable first (swift build)")
+        let folder = try Support.temporaryFolder()
+        let out = folder.appendingPathComponent("pkg")
+        let small = try Support.sessionFile(in: folder, deck: Support.fixtures.appendingPathComponent("pdf/three-pages.pdf"))
+        try Support.build(small, out: out)
+        let previousIndex = try Data(contentsOf: out.appendingPathComponent("index.json"))
+
+        // A bigger deck so that a build takes a while: the sample images repeated, each made unique.
+        let deck = folder.appendingPathComponent("big-deck")
+        try FileManager.default.createDirectory(at: deck, withIntermediateDirectories: true)
+        let sample = Array(try Data(contentsOf: Support.keynoteImages.appendingPathComponent("slide1.png")))
+        for n in 1...150 {
+            try Data(Support.pngWithText(sample, "slide \(n)")).write(to: deck.appendingPathComponent("slide\(n).png"))
+        }
+        let big = try Support.sessionFile(in: folder, deck: deck)
+
+        var killedBeforeCommit = 0
+        for delay in [0.005, 0.01, 0.02, 0.03, 0.05, 0.08, 0.12, 0.2, 0.3] {
+            let process = Process()
+            process.executableURL = binary
+            process.arguments = ["build", big.path, "--out", out.path, "--quiet"]
+            try process.run()
+            Thread.sleep(forTimeInterval: delay)
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let index = try Data(contentsOf: out.appendingPathComponent("index.json"))
+            if index == previousIndex { killedBeforeCommit += 1 }
+            let report = Verifier(package: out, keys: nil).run()
+            #expect(report.problems.isEmpty, "after kill at \(delay) s: \(report.problems)")
+            if index != previousIndex { break }  // the build got to commit: later kills test nothing new
+        }
+        #expect(killedBeforeCommit > 0, "at least one kill must land before the commit")
+        let finished = try Support.build(big, out: out)
+        #expect(finished.sessions[0].slides == 150)
+        let report = Verifier(package: out, keys: nil).run()
+        #expect(report.problems.isEmpty, "\(report.problems)")
+        #expect(report.slidesDecrypted == 150)
+    }
+}
+
+extension Support {
+    /// The `pulse-pack` executable built next to the test bundle.
+    static var binary: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("pulse-pack")
+    }
+
+    /// A PNG with a tEXt chunk inserted after IHDR: same picture, different bytes.
+    static func pngWithText(_ png: [UInt8], _ text: String) -> [UInt8] {
+        let ihdrEnd = 8 + 8 + 13 + 4
+        let body = Array("tEXt".utf8) + Array("Comment".utf8) + [0] + Array(text.utf8)
+        var chunk = withUnsafeBytes(of: UInt32(body.count - 4).bigEndian, Array.init) + body
+        chunk += withUnsafeBytes(of: crc32(body).bigEndian, Array.init)
+        return Array(png[..<ihdrEnd]) + chunk + Array(png[ihdrEnd...])
+    }
+
+    private static func crc32(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xffff_ffff
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xedb8_8320 : crc >> 1 }
+        }
+        return ~crc
+    }
+}
