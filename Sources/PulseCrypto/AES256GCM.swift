@@ -49,8 +49,8 @@ public enum AES256GCM {
     ) throws -> [UInt8] {
         let context = try CipherContext()
         try check(EVP_EncryptInit_ex2(context.pointer, Ciphers.aes256gcm, key, nonce, nil), "EVP_EncryptInit_ex2")
-        var output = [UInt8](repeating: 0, count: input.count + tagByteCount)
-        try output.withUnsafeMutableBufferPointer { out throws in
+        // No zero-fill: every byte is written by the cipher (a slide can be megabytes).
+        return try [UInt8](unsafeUninitializedCapacity: input.count + tagByteCount) { out, initialized in
             var written: Int32 = 0
             if !aad.isEmpty {
                 try check(EVP_EncryptUpdate(context.pointer, nil, &written, aad, Int32(aad.count)), "AAD")
@@ -70,8 +70,8 @@ public enum AES256GCM {
             try check(
                 EVP_CIPHER_CTX_ctrl(context.pointer, EVP_CTRL_GCM_GET_TAG, Int32(tagByteCount), out.baseAddress! + input.count),
                 "get GCM tag")
+            initialized = input.count + tagByteCount
         }
-        return output
     }
 
     private static func open(

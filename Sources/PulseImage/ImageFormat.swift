@@ -1,4 +1,5 @@
 import CZlib
+import Foundation
 
 /// The slide and photo formats we accept, recognised by their bytes (never by the file name).
 public enum ImageFormat: String, Sendable, CaseIterable {
@@ -23,21 +24,25 @@ public enum ImageFormat: String, Sendable, CaseIterable {
     }
 
     /// Checks that `bytes` is a complete image of some format: the container is walked to its end
-    /// (PNG chunks with their CRCs up to IEND, JPEG up to EOI, the WebP RIFF length), so a truncated or
-    /// damaged file is caught before it is packaged. Pixel data is not decoded.
+    /// (PNG chunks up to IEND, JPEG up to EOI, the WebP RIFF length), so a truncated file is caught
+    /// before it is packaged. With `checksums`, PNG chunk CRCs are checked too (a pass over every byte:
+    /// `verify` does it, the build's hot path does not). Pixel data is not decoded.
     /// - Returns: the format.
     /// - Throws: `ImageError` saying what is wrong.
-    public static func validate(_ bytes: [UInt8]) throws -> ImageFormat {
-        guard let format = sniff(bytes) else { throw ImageError("not a PNG, JPEG or WebP image") }
-        switch format {
-        case .png: try validatePNG(bytes)
-        case .jpeg: try validateJPEG(bytes)
-        case .webp: try validateWebP(bytes)
+    public static func validate(_ data: some ContiguousBytes, checksums: Bool = true) throws -> ImageFormat {
+        try data.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            guard let format = sniff(bytes) else { throw ImageError("not a PNG, JPEG or WebP image") }
+            switch format {
+            case .png: try validatePNG(bytes, checksums: checksums)
+            case .jpeg: try validateJPEG(bytes)
+            case .webp: try validateWebP(bytes)
+            }
+            return format
         }
-        return format
     }
 
-    private static func validatePNG(_ bytes: [UInt8]) throws {
+    private static func validatePNG(_ bytes: UnsafeBufferPointer<UInt8>, checksums: Bool) throws {
         var offset = 8
         var sawHeader = false
         while offset + 12 <= bytes.count {
@@ -46,10 +51,10 @@ public enum ImageFormat: String, Sendable, CaseIterable {
             guard length <= bytes.count - typeStart - 8 else { throw ImageError("PNG is truncated") }
             let type = String(decoding: bytes[typeStart..<typeStart + 4], as: UTF8.self)
             let stored = bigEndian32(bytes, typeStart + 4 + length)
-            let computed = bytes.withUnsafeBufferPointer { buffer in
-                UInt32(crc32(0, buffer.baseAddress! + typeStart, UInt32(4 + length)))
+            if checksums {
+                let computed = UInt32(crc32(0, bytes.baseAddress! + typeStart, UInt32(4 + length)))
+                guard stored == computed else { throw ImageError("PNG chunk \(type) is damaged (CRC mismatch)") }
             }
-            guard stored == computed else { throw ImageError("PNG chunk \(type) is damaged (CRC mismatch)") }
             if !sawHeader {
                 guard type == "IHDR" else { throw ImageError("PNG does not start with IHDR") }
                 sawHeader = true
@@ -60,19 +65,19 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         throw ImageError("PNG is truncated (no IEND)")
     }
 
-    private static func validateJPEG(_ bytes: [UInt8]) throws {
+    private static func validateJPEG(_ bytes: UnsafeBufferPointer<UInt8>) throws {
         // Trailing padding after EOI is common; require an EOI marker within the last bytes.
         guard bytes.count > 4, bytes.suffix(64).windows(ofCount: 2).contains([0xff, 0xd9]) else {
             throw ImageError("JPEG is truncated (no end-of-image marker)")
         }
     }
 
-    private static func validateWebP(_ bytes: [UInt8]) throws {
+    private static func validateWebP(_ bytes: UnsafeBufferPointer<UInt8>) throws {
         let declared = Int(UInt32(bytes[4]) | UInt32(bytes[5]) << 8 | UInt32(bytes[6]) << 16 | UInt32(bytes[7]) << 24)
         guard declared + 8 <= bytes.count else { throw ImageError("WebP is truncated") }
     }
 
-    private static func bigEndian32(_ bytes: [UInt8], _ offset: Int) -> UInt32 {
+    private static func bigEndian32(_ bytes: UnsafeBufferPointer<UInt8>, _ offset: Int) -> UInt32 {
         UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8 | UInt32(bytes[offset + 3])
     }
 }

@@ -65,24 +65,26 @@ public struct Builder {
 
         var report = BuildReport(package: package.root.path)
         let journal = BuildJournal()
+        let blobs = BlobBatch(store: package.assets)
         do {
             try AtomicFile.makeFolder(package.assets.folder)
+            var decksDone: [[SlideOutcome]] = []
             for (session, deck) in zip(sessions, decks) {
                 progress?(session.id, 0, deck.slideCount)
                 let done = Counter()
-                let outcomes = try SlidePipeline.run(
-                    deck: deck, cipher: cipher, store: package.assets, workers: options.workers, journal: journal,
-                    progress: { progress?(session.id, done.increment(), deck.slideCount) })
-                report.sessions.append(
-                    try publish(session, deck: deck, outcomes: outcomes, package: package, index: &index, journal: journal))
+                decksDone.append(try SlidePipeline.run(
+                    deck: deck, cipher: cipher, blobs: blobs, workers: options.workers,
+                    progress: { progress?(session.id, done.increment(), deck.slideCount) }))
             }
             for image in loader.images.values.sorted(by: { $0.hash < $1.hash }) {
-                if try package.assets.put(image.bytes, hash: image.hash) {
-                    journal.created(package.assets.url(for: image.hash))
-                    report.newImages += 1
-                } else {
-                    report.reusedImages += 1
-                }
+                if try blobs.put(image.bytes, hash: image.hash) { report.newImages += 1 } else { report.reusedImages += 1 }
+            }
+            // Blobs first: every manifest written below names only blobs already in place.
+            journal.blobs = blobs.hashes
+            try blobs.commit()
+            for (session, (deck, outcomes)) in zip(sessions, zip(decks, decksDone)) {
+                report.sessions.append(
+                    try publish(session, deck: deck, outcomes: outcomes, package: package, index: &index, journal: journal))
             }
             if let series {
                 report.documents += try publish(series, sessionIds: sessions.map(\.id), package: package, index: &index, journal: journal)
@@ -91,6 +93,7 @@ public struct Builder {
             try package.writeIndex(index)
         } catch {
             // Nothing new is referenced yet: take the new files away so the folder is as it was.
+            blobs.discard(committed: journal.blobs)
             journal.rollBack()
             throw error
         }
@@ -247,6 +250,8 @@ public struct Builder {
 final class BuildJournal: @unchecked Sendable {
     private let lock = NSLock()
     private var files: [URL] = []
+    /// Blobs this build added (committed with the batch, so not yet named by any manifest).
+    var blobs: [String] = []
     var keyTablesAfterCommit: [KeyTable] = []
 
     func created(_ url: URL) { lock.withLock { files.append(url) } }

@@ -1,3 +1,4 @@
+import Foundation
 import PulseCrypto
 
 /// Per-slide AES-256-GCM keys, derived so that an unchanged slide keeps its blob across rebuilds.
@@ -28,7 +29,7 @@ public struct SlideCipher: Sendable {
     }
 
     /// Encrypts one slide.
-    public func seal(_ plaintext: [UInt8]) throws -> SealedSlide {
+    public func seal(_ plaintext: some ContiguousBytes) throws -> SealedSlide {
         let (key, nonce) = try keyAndNonce(plaintextHash: SHA256.hash(plaintext))
         let ciphertext = try AES256GCM.seal(plaintext, key: key, nonce: nonce)
         return SealedSlide(ciphertext: ciphertext, assetHash: SHA256.hex(ciphertext), key: key, nonce: nonce)

@@ -17,11 +17,10 @@ struct SlideOutcome: Sendable {
 ///
 /// Each thread has its own slide reader (qpdf documents are not thread-safe) and takes the next slide
 /// number from a shared counter, so a slow slide does not hold the others back. The first error stops
-/// all threads; blobs already written stay (they are complete and harmless until `gc`).
+/// all threads; the caller discards the batch.
 enum SlidePipeline {
     static func run(
-        deck: Deck, cipher: SlideCipher, store: BlobStore, workers: Int, journal: BuildJournal,
-        progress: @escaping @Sendable () -> Void
+        deck: Deck, cipher: SlideCipher, blobs: BlobBatch, workers: Int, progress: @escaping @Sendable () -> Void
     ) throws -> [SlideOutcome] {
         let state = PipelineState(count: deck.slideCount)
         DispatchQueue.concurrentPerform(iterations: max(1, min(workers, deck.slideCount))) { _ in
@@ -30,8 +29,7 @@ enum SlidePipeline {
             while let n = state.next() {
                 do {
                     let sealed = try cipher.seal(try reader.slide(n))
-                    let isNew = try store.put(sealed.ciphertext, hash: sealed.assetHash)
-                    if isNew { journal.created(store.url(for: sealed.assetHash)) }
+                    let isNew = try blobs.put(sealed.ciphertext, hash: sealed.assetHash)
                     state.finish(SlideOutcome(
                         n: n, assetHash: sealed.assetHash, bytes: sealed.ciphertext.count,
                         key: sealed.key, nonce: sealed.nonce, isNew: isNew))

@@ -7,22 +7,32 @@ public enum AtomicFile {
     public static func write(_ bytes: some DataProtocol, to url: URL, mode: mode_t) throws {
         let folder = url.deletingLastPathComponent()
         let temp = folder.appendingPathComponent(".tmp-\(url.lastPathComponent)-\(UUID().uuidString)")
-        let fd = open(temp.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw StoreError.system(folder.path, "cannot create a file", errno: errno) }
-        var renamed = false
-        defer { if !renamed { unlink(temp.path) } }
+        try writeTemp(bytes, to: temp.path, mode: mode)
+        guard rename(temp.path, url.path) == 0 else {
+            let code = errno
+            unlink(temp.path)
+            throw StoreError.system(url.path, "rename", errno: code)
+        }
+        try syncFolder(folder)
+    }
+
+    /// Creates `temp` (a path; it must not exist) with `bytes`, fsynced, with permission `mode`;
+    /// removes it on failure.
+    public static func writeTemp(_ bytes: some DataProtocol, to temp: String, mode: mode_t) throws {
+        let folder = String(temp[..<(temp.lastIndex(of: "/") ?? temp.endIndex)])
+        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw StoreError.system(folder, "cannot create a file", errno: errno) }
         let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
         do {
             try handle.write(contentsOf: bytes)
             try handle.synchronize()
+            guard fchmod(fd, mode) == 0 else { throw StoreError.system(temp, "chmod", errno: errno) }
+            try handle.close()
         } catch {
-            throw StoreError(path: url.path, "cannot write: \(Self.reason(error))")
+            unlink(temp)
+            if let error = error as? StoreError { throw error }
+            throw StoreError(path: folder, "cannot write: \(Self.reason(error))")
         }
-        guard fchmod(fd, mode) == 0 else { throw StoreError.system(url.path, "chmod", errno: errno) }
-        try handle.close()
-        guard rename(temp.path, url.path) == 0 else { throw StoreError.system(url.path, "rename", errno: errno) }
-        renamed = true
-        try syncFolder(folder)
     }
 
     /// fsync of a folder, so that a rename in it survives a crash.

@@ -5,17 +5,23 @@ import PulseCrypto
 /// its bytes, written atomically and left read-only (0444). A blob is never changed in place.
 public struct BlobStore: Sendable {
     public let folder: URL
+    /// `folder.path`, kept as a string: URL manipulation is costly on the per-blob path.
+    let folderPath: String
 
     public init(folder: URL) {
         self.folder = folder
+        folderPath = folder.path
     }
 
     public func url(for hash: String) -> URL { folder.appendingPathComponent(hash) }
 
+    /// The file path of a blob.
+    public func path(for hash: String) -> String { folderPath + "/" + hash }
+
     /// The size of the stored blob, or nil if there is none.
     public func size(of hash: String) -> Int? {
         var info = stat()
-        guard stat(url(for: hash).path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        guard stat(path(for: hash), &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
         return Int(info.st_size)
     }
 
