@@ -27,11 +27,14 @@ public enum HKDF {
             withNonNullBytes(ikm) { ikm in
                 withNonNullBytes(salt) { salt in
                     withNonNullBytes(info) { info in
+                        // OSSL_PARAM keeps the key pointer: it must outlive this call, so it comes from a
+                        // StaticString (a Swift string literal passed as a C string is only a temporary).
                         let parameters = [
-                            OSSL_PARAM_construct_utf8_string("digest", UnsafeMutablePointer(mutating: digestName), 0),
-                            OSSL_PARAM_construct_octet_string("key", ikm.pointer, ikm.count),
-                            OSSL_PARAM_construct_octet_string("salt", salt.pointer, salt.count),
-                            OSSL_PARAM_construct_octet_string("info", info.pointer, info.count),
+                            OSSL_PARAM_construct_utf8_string(
+                                cName("digest"), UnsafeMutablePointer(mutating: digestName), 0),
+                            OSSL_PARAM_construct_octet_string(cName("key"), ikm.pointer, ikm.count),
+                            OSSL_PARAM_construct_octet_string(cName("salt"), salt.pointer, salt.count),
+                            OSSL_PARAM_construct_octet_string(cName("info"), info.pointer, info.count),
                             OSSL_PARAM_construct_end(),
                         ]
                         return parameters.withUnsafeBufferPointer { body($0.baseAddress!) }
@@ -39,6 +42,11 @@ public enum HKDF {
                 }
             }
         }
+    }
+
+    /// A C string with static lifetime, for OSSL_PARAM keys.
+    private static func cName(_ name: StaticString) -> UnsafePointer<CChar> {
+        UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self)
     }
 
     /// OpenSSL treats a null octet string as "not set": an empty input gets a valid pointer and length 0.
