@@ -57,7 +57,9 @@ struct AgeHeader: Sendable {
         var reader = LineReader(bytes: file)
         let version = try reader.line(what: "version line")
         guard version.elementsEqual(versionLine) else {
-            let name = String(decoding: version.dropFirst(versionPrefix.count).prefix(40), as: UTF8.self)
+            let name = String(decoding: version.dropFirst(versionPrefix.count).prefix(40).map {
+                $0 >= 0x20 && $0 < 0x7f ? $0 : 0x3f // "?" for anything unprintable: one clean line
+            }, as: UTF8.self)
             throw .unsupportedVersion(name)
         }
         var stanzas: [AgeStanza] = []
