@@ -17,6 +17,10 @@ public struct AgeRecipient: Equatable, Sendable, CustomStringConvertible {
     /// - Throws: `AgeError.badRecipient` naming what is wrong (the string is public, so it is quoted).
     public init(parsing text: String) throws(AgeError) {
         let trimmed = text.trimmingWhitespace()
+        // A secret key given by mistake must not be echoed into terminals and logs.
+        guard !trimmed.uppercased().hasPrefix("AGE-SECRET-KEY-") else {
+            throw .badRecipient("that is a secret identity (AGE-SECRET-KEY-…), not a recipient: give its age1… public key, and treat the identity as leaked")
+        }
         let shown = "\"\(trimmed.prefix(80))\""
         guard trimmed.lowercased().hasPrefix("age1") else {
             throw .badRecipient("\(shown) is not an age X25519 recipient (age1…)")
