@@ -42,7 +42,7 @@ public struct AgeIdentity: Sendable, CustomStringConvertible, CustomDebugStringC
     /// - Throws: `AgeError.badIdentity` with the line number (never its content), or `.missing` for no identity.
     public static func parseFile(_ text: String, name: String = "identity file") throws(AgeError) -> [AgeIdentity] {
         var identities: [AgeIdentity] = []
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
             let line = rawLine.trimmingWhitespace()
             if line.isEmpty || line.hasPrefix("#") { continue }
             do { identities.append(try AgeIdentity(parsing: line)) } catch {
