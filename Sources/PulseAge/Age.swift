@@ -19,8 +19,8 @@ public enum Age {
         return try AgeHeader.encode(stanzas: stanzas, fileKey: fileKey) + AgeStream.encrypt(plaintext, fileKey: fileKey)
     }
 
-    /// Decrypts an age file with any of `identities`. Each string is an identity file's text (or one
-    /// `AGE-SECRET-KEY-1…` line); `#` comment lines are skipped.
+    /// Decrypts an age file (binary, or ASCII-armored as `age -a` writes) with any of `identities`.
+    /// Each string is an identity file's text (or one `AGE-SECRET-KEY-1…` line); `#` lines are skipped.
     /// - Throws: `AgeError` for anything wrong with the file or the identities.
     public static func decrypt(_ file: [UInt8], identities: [String]) throws -> [UInt8] {
         var parsed: [AgeIdentity] = []
@@ -31,6 +31,7 @@ public enum Age {
     /// Decrypts an age file with any of the parsed `identities`.
     public static func decrypt(_ file: [UInt8], identities: [AgeIdentity]) throws -> [UInt8] {
         guard !identities.isEmpty else { throw AgeError.missing("no identity given") }
+        let file = AgeArmor.isArmored(file) ? try AgeArmor.decode(file) : file
         let header = try AgeHeader.parse(file)
         try checkStanzas(header.stanzas)
         var fileKey: [UInt8]?

@@ -5,7 +5,7 @@ public enum AgeError: Error, Equatable, Sendable, CustomStringConvertible {
     case notAgeFile
     /// An age header of a version other than v1.
     case unsupportedVersion(String)
-    /// A feature of age we do not implement (ASCII armor, passphrase files).
+    /// A feature of age we do not implement (passphrase files).
     case unsupported(String)
     /// The header breaks the age v1 grammar or a stanza breaks its recipient type's rules.
     case malformedHeader(String)

@@ -13,7 +13,6 @@ struct AgeStanza: Equatable, Sendable {
 struct AgeHeader: Sendable {
     static let versionLine = Array("age-encryption.org/v1".utf8)
     static let versionPrefix = Array("age-encryption.org/".utf8)
-    static let armorPrefix = Array("-----BEGIN AGE ENCRYPTED FILE-----".utf8)
 
     var stanzas: [AgeStanza]
     /// The 32-byte HMAC-SHA-256 from the `---` line.
@@ -50,9 +49,6 @@ struct AgeHeader: Sendable {
 
     /// Parses the header at the start of `file`, rejecting anything outside the v1 grammar.
     static func parse(_ file: [UInt8]) throws(AgeError) -> AgeHeader {
-        if file.starts(with: armorPrefix) {
-            throw .unsupported("ASCII-armored age files are not supported: encrypt without -a/--armor")
-        }
         guard file.starts(with: versionPrefix) else { throw .notAgeFile }
         var reader = LineReader(bytes: file)
         let version = try reader.line(what: "version line")
