@@ -52,6 +52,18 @@ import Testing
         return (file, run.out[0])
     }
 
+    @Test func helpIsGeneratedFromTheDeclarations() {
+        #expect(KeysCommand.command.name == "keys")
+        #expect(KeysCommand.command.subcommands.map(\.name) == ["keygen", "seal", "open"])
+        for sub in ["keygen", "seal", "open"] {
+            let run = keys(sub, "--help")
+            #expect(run.code == 0)
+            #expect(run.out.joined(separator: "\n").contains("USAGE: keys \(sub)"))
+        }
+        #expect(keys("seal", "--help").out.joined().contains("--to <age1…>"))
+        #expect(keys("open", "--help").out.joined().contains("--identity <file>"))
+    }
+
     @Test func keygenWritesPrivateIdentityAndPrintsRecipient() throws {
         try AgeTool.requireInstalled()
         let folder = try TemporaryFolder()
