@@ -50,6 +50,19 @@ let package = Package(
             dependencies: ["PulsePack", "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF"],
             swiftSettings: swiftSettings
         ),
+
+        // --- keys branch: sealed key tables in the age format (docs/key-handoff.md) ---
+        .target(
+            name: "PulseAge",
+            dependencies: ["PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PulseAgeTests",
+            dependencies: ["PulseAge", "PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine"],
+            swiftSettings: swiftSettings
+        ),
+        // --- end keys branch ---
     ],
     swiftLanguageModes: [.v6]
 )

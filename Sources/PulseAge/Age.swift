@@ -1,0 +1,75 @@
+import PulseCrypto
+
+/// age v1 file encryption (c2sp.org/age) with X25519 recipients: files that `age -d` opens, and
+/// opening files that `age -r` wrote. Whole files in memory: sized for key tables, not for videos.
+public enum Age {
+    static let fileKeyByteCount = 16
+
+    /// Encrypts `plaintext` to each `age1…` recipient.
+    /// - Throws: `AgeError.badRecipient` or `.missing` before any work is done.
+    public static func encrypt(_ plaintext: [UInt8], to recipients: [String]) throws -> [UInt8] {
+        try encrypt(plaintext, to: recipients.map { text throws(AgeError) in try AgeRecipient(parsing: text) })
+    }
+
+    /// Encrypts `plaintext` to parsed recipients.
+    public static func encrypt(_ plaintext: [UInt8], to recipients: [AgeRecipient]) throws -> [UInt8] {
+        guard !recipients.isEmpty else { throw AgeError.missing("no recipient given") }
+        let fileKey = try SecureRandom.bytes(fileKeyByteCount)
+        let stanzas = try recipients.map { try $0.wrap(fileKey: fileKey) }
+        return try AgeHeader.encode(stanzas: stanzas, fileKey: fileKey) + AgeStream.encrypt(plaintext, fileKey: fileKey)
+    }
+
+    /// Decrypts an age file (binary, or ASCII-armored as `age -a` writes) with any of `identities`.
+    /// Each string is an identity file's text (or one `AGE-SECRET-KEY-1…` line); `#` lines are skipped.
+    /// - Throws: `AgeError` for anything wrong with the file or the identities.
+    public static func decrypt(_ file: [UInt8], identities: [String]) throws -> [UInt8] {
+        var parsed: [AgeIdentity] = []
+        for text in identities { parsed += try AgeIdentity.parseFile(text, name: "identity") }
+        return try decrypt(file, identities: parsed)
+    }
+
+    /// Decrypts an age file with any of the parsed `identities`.
+    public static func decrypt(_ file: [UInt8], identities: [AgeIdentity]) throws -> [UInt8] {
+        guard !identities.isEmpty else { throw AgeError.missing("no identity given") }
+        let file = AgeArmor.isArmored(file) ? try AgeArmor.decode(file) : file
+        let header = try AgeHeader.parse(file)
+        try checkStanzas(header.stanzas)
+        var fileKey: [UInt8]?
+        for identity in identities {
+            fileKey = try identity.unwrap(header.stanzas)
+            if fileKey != nil { break }
+        }
+        guard let fileKey else { throw AgeError.noMatchingIdentity }
+        let macKey = try AgeHeader.macKey(fileKey: fileKey)
+        guard HMACSHA256.isValid(header.mac, for: Array(header.macInput), key: macKey) else {
+            throw AgeError.headerMACMismatch
+        }
+        return try AgeStream.decrypt(file[header.payloadOffset...], fileKey: fileKey)
+    }
+
+    /// The rules the spec puts on stanzas before any is tried: X25519 stanzas have exactly one
+    /// argument after the type, a canonical base64 32-byte share, and a 32-byte body; an scrypt
+    /// stanza must be alone (and we cannot open it). Other types are ignored, as the spec requires.
+    static func checkStanzas(_ stanzas: [AgeStanza]) throws(AgeError) {
+        for (index, stanza) in stanzas.enumerated() {
+            let number = index + 1
+            switch stanza.type {
+            case AgeRecipient.stanzaType:
+                guard stanza.arguments.count == 2 else {
+                    throw .malformedHeader("X25519 stanza \(number) has \(stanza.arguments.count - 1) arguments, needs 1")
+                }
+                guard let share = AgeBase64.decode(stanza.arguments[1]), share.count == X25519.keyByteCount else {
+                    throw .malformedHeader("X25519 stanza \(number): the share is not canonical base64 of 32 bytes")
+                }
+                guard stanza.body.count == fileKeyByteCount + ChaCha20Poly1305.tagByteCount else {
+                    throw .malformedHeader("X25519 stanza \(number): body is \(stanza.body.count) bytes, must be 32")
+                }
+            case "scrypt":
+                guard stanzas.count == 1 else { throw .malformedHeader("an scrypt stanza must be the only stanza") }
+                throw .unsupported("passphrase-encrypted (scrypt) age files are not supported: seal to a recipient")
+            default:
+                continue
+            }
+        }
+    }
+}

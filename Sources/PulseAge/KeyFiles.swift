@@ -1,0 +1,43 @@
+import Foundation
+import PulseStore
+
+/// File reads and 0600 writes for the `keys` commands, with one-line errors.
+enum KeyFiles {
+    static func read(_ url: URL) throws -> [UInt8] {
+        do { return Array(try Data(contentsOf: url)) } catch {
+            throw KeysFailure(url.path, "cannot read: \(reason(error))", code: 1)
+        }
+    }
+
+    /// Atomic write, mode 0600 (a temp file renamed over any previous one).
+    static func write(_ bytes: [UInt8], to url: URL) throws {
+        try AtomicFile.write(bytes, to: url, mode: 0o600)
+    }
+
+    /// Creates `url` with `bytes` and `mode`, refusing to replace an existing file even if one
+    /// appears meanwhile: the content is staged atomically, then hard-linked to its name.
+    static func create(_ bytes: [UInt8], at url: URL, mode: mode_t) throws {
+        guard !FileManager.default.fileExists(atPath: url.path) else {
+            throw KeysFailure(url.path, "exists; refusing to overwrite it", code: 1)
+        }
+        let staging = url.deletingLastPathComponent().appendingPathComponent(".tmp-new-\(UUID().uuidString)")
+        try AtomicFile.write(bytes, to: staging, mode: mode)
+        defer { unlink(staging.path) }
+        guard link(staging.path, url.path) == 0 else {
+            let code = errno
+            throw KeysFailure(url.path, code == EEXIST ? "exists; refusing to overwrite it" : String(cString: strerror(code)), code: 1)
+        }
+        try AtomicFile.syncFolder(url.deletingLastPathComponent())
+    }
+
+    /// The system's reason ("No such file or directory") rather than Foundation's prose.
+    static func reason(_ error: any Error) -> String {
+        let nsError = error as NSError
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        if nsError.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(nsError.code))) }
+        if nsError.domain == NSCocoaErrorDomain, nsError.code == NSFileReadNoSuchFileError { return "No such file or directory" }
+        return nsError.localizedDescription
+    }
+}

@@ -1,0 +1,219 @@
+import Foundation
+import PulseCommandLine
+import PulseCore
+import PulseStore
+
+/// `pulse-pack keys …`: make the key server's identity, seal key tables to it, open sealed files.
+/// Exit codes: 0 success, 64 usage, 65 bad input (wrong identity, damaged or non-age file, bad
+/// recipient, not a key table), 1 anything else (unreadable file, full disk). Each failure prints one
+/// line on stderr; no secret is ever printed.
+public enum KeysCommand {
+    /// The `keys` command tree, printing to the process's stdout and stderr.
+    public static let command: Command = make(console: .standard)
+
+    /// Where the commands print: injectable so tests can capture it.
+    public struct Console: Sendable {
+        /// One line for the user on stdout (paths written, the recipient).
+        public var print: @Sendable (String) -> Void
+        /// One line on stderr (errors).
+        public var printError: @Sendable (String) -> Void
+        /// Raw bytes on stdout (`--out -`).
+        public var writeOutput: @Sendable ([UInt8]) throws -> Void
+
+        public init(
+            print: @escaping @Sendable (String) -> Void, printError: @escaping @Sendable (String) -> Void,
+            writeOutput: @escaping @Sendable ([UInt8]) throws -> Void
+        ) {
+            self.print = print
+            self.printError = printError
+            self.writeOutput = writeOutput
+        }
+
+        public static let standard = Console(
+            print: { Swift.print($0) },
+            printError: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) },
+            writeOutput: { try FileHandle.standardOutput.write(contentsOf: $0) })
+    }
+
+    /// The command tree printing to `console`.
+    public static func make(console: Console) -> Command {
+        Command(
+            name: "keys",
+            abstract: "Seal key tables to the key server (age format) and open sealed files.",
+            discussion: "Sealed files are standard age files: the key server opens them with `age -d -i <identity>`.\nSee docs/key-handoff.md.",
+            subcommands: [keygen(console), seal(console), open(console)])
+    }
+
+    static func keygen(_ console: Console) -> Command {
+        Command(
+            name: "keygen",
+            abstract: "Create an age identity (0600 file) and print its recipient.",
+            discussion: "Run this on the key server. The identity never leaves it; give the printed age1… recipient to whoever builds packages.",
+            options: [.value("out", "<file>", short: "o", help: "Identity file to create (never overwritten).")],
+            run: guarded("keygen", console) { arguments in
+                guard let out = arguments.value("out") else {
+                    throw UsageError("missing --out <file>: the identity is a secret and is never printed")
+                }
+                let identity = try AgeIdentity.generate()
+                try KeyFiles.create(Array(identity.fileContents().utf8), at: URL(fileURLWithPath: out), mode: 0o600)
+                console.print(identity.recipient.description)
+                return ExitCode.success
+            })
+    }
+
+    static func seal(_ console: Console) -> Command {
+        Command(
+            name: "seal",
+            abstract: "Seal a key table, or every key table of a package, to age recipients.",
+            discussion: """
+                Given a package folder, seals each keys/<sessionId>/<deckVersion>.json to \
+                keys/<sessionId>/<deckVersion>.json.age (0600). Given a file, writes <file>.age or --out. \
+                The plaintext tables are left in place: delete them once the key server has opened the sealed ones.
+                """,
+            options: [
+                .value("to", "<age1…>", short: "r", help: "Recipient (the key server's public key); repeatable.", repeating: true),
+                .value("out", "<file>", short: "o", help: "Output file for a single table (\"-\" for stdout)."),
+            ],
+            positionals: [Positional("key-table-or-package", help: "A key table JSON file or a package folder.")],
+            run: guarded("seal", console) { arguments in
+                let strings = arguments.values("to")
+                guard !strings.isEmpty else { throw UsageError("missing --to <age1…> (the key server's recipient)") }
+                let recipients = try SealedKeyTable.recipients(strings)
+                let input = URL(fileURLWithPath: try arguments.required("key-table-or-package"))
+                var isFolder: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: input.path, isDirectory: &isFolder) else {
+                    throw KeysFailure(input.path, "no such file or folder", code: ExitCode.failure)
+                }
+                if isFolder.boolValue {
+                    guard arguments.value("out") == nil else { throw UsageError("--out applies to a single key table, not a package") }
+                    let written = try sealPackage(PulsePackage(root: input), to: recipients)
+                    for url in written { console.print(url.path) }
+                    return ExitCode.success
+                }
+                let bytes = try KeyFiles.read(input)
+                _ = try SealedKeyTable.decode(bytes, name: input.path)
+                let sealed = try Age.encrypt(bytes, to: recipients)
+                let out = arguments.value("out") ?? input.path + "." + SealedKeyTable.fileExtension
+                if out == "-" {
+                    try console.writeOutput(sealed)
+                } else {
+                    try KeyFiles.write(sealed, to: URL(fileURLWithPath: out))
+                    console.print(out)
+                }
+                return ExitCode.success
+            })
+    }
+
+    static func open(_ console: Console) -> Command {
+        Command(
+            name: "open",
+            abstract: "Decrypt an age file with an identity file.",
+            options: [
+                .value("identity", "<file>", short: "i", help: "Identity file (as keygen or age-keygen writes); repeatable.", repeating: true),
+                .value("out", "<file>", short: "o", help: "Output file, 0600 (\"-\" for stdout); default: the input without .age."),
+            ],
+            positionals: [Positional("file", help: "The age file to open.")],
+            run: guarded("open", console) { arguments in
+                let identityFiles = arguments.values("identity")
+                guard !identityFiles.isEmpty else { throw UsageError("missing --identity <file>") }
+                let input = URL(fileURLWithPath: try arguments.required("file"))
+                let suffix = "." + SealedKeyTable.fileExtension
+                let out: String
+                if let given = arguments.value("out") {
+                    out = given
+                } else {
+                    guard input.path.hasSuffix(suffix), input.path.count > suffix.count else {
+                        throw UsageError("give --out <file> (or --out -): the input does not end in \(suffix)")
+                    }
+                    out = String(input.path.dropLast(suffix.count))
+                    guard !FileManager.default.fileExists(atPath: out) else {
+                        throw KeysFailure(out, "exists; give --out to replace it", code: ExitCode.failure)
+                    }
+                }
+                var identities: [AgeIdentity] = []
+                for path in identityFiles {
+                    let text = String(decoding: try KeyFiles.read(URL(fileURLWithPath: path)), as: UTF8.self)
+                    do throws(AgeError) { identities += try AgeIdentity.parseFile(text, name: "identity file") } catch {
+                        throw KeysFailure(path, error.description, code: ExitCode.dataError)
+                    }
+                }
+                let plaintext: [UInt8]
+                do { plaintext = try Age.decrypt(try KeyFiles.read(input), identities: identities) } catch let error as AgeError {
+                    throw KeysFailure(input.path, error.description, code: ExitCode.dataError)
+                }
+                if out == "-" {
+                    try console.writeOutput(plaintext)
+                } else {
+                    try KeyFiles.write(plaintext, to: URL(fileURLWithPath: out))
+                    console.print(out)
+                }
+                return ExitCode.success
+            })
+    }
+
+    /// Seals every `keys/<sessionId>/<deckVersion>.json` of a package next to itself.
+    static func sealPackage(_ package: PulsePackage, to recipients: [AgeRecipient]) throws -> [URL] {
+        let keys = package.keysFolder
+        let manager = FileManager.default
+        guard let sessions = try? manager.contentsOfDirectory(atPath: keys.path) else {
+            throw KeysFailure(package.root.path, "has no keys/ folder: not a package with key tables", code: ExitCode.dataError)
+        }
+        var written: [URL] = []
+        for session in sessions.sorted() where !session.hasPrefix(".") {
+            let folder = keys.appendingPathComponent(session)
+            let names = (try? manager.contentsOfDirectory(atPath: folder.path)) ?? []
+            for name in names.sorted() where name.hasSuffix(".json") && !name.hasPrefix(".") {
+                let url = folder.appendingPathComponent(name)
+                let bytes = try KeyFiles.read(url)
+                _ = try SealedKeyTable.decode(bytes, name: url.path)
+                let target = url.appendingPathExtension(SealedKeyTable.fileExtension)
+                try KeyFiles.write(try Age.encrypt(bytes, to: recipients), to: target)
+                written.append(target)
+            }
+        }
+        guard !written.isEmpty else {
+            throw KeysFailure(keys.path, "holds no key tables (<sessionId>/<deckVersion>.json)", code: ExitCode.dataError)
+        }
+        return written
+    }
+
+    /// Runs `body`, turning failures into one line on stderr and an exit code; usage errors go on to
+    /// CommandLineTool (exit 64).
+    static func guarded(
+        _ name: String, _ console: Console, _ body: @escaping @Sendable (Arguments) throws -> Int32
+    ) -> @Sendable (Arguments) throws -> Int32 {
+        { arguments in
+            let prefix = "pulse-pack keys \(name): "
+            do {
+                return try body(arguments)
+            } catch let error as UsageError {
+                throw error
+            } catch let error as KeysFailure {
+                console.printError(prefix + "\(error.path): \(error.message)")
+                return error.code
+            } catch let error as AgeError {
+                console.printError(prefix + error.description)
+                return ExitCode.dataError
+            } catch let error as InputError {
+                console.printError(prefix + error.description)
+                return ExitCode.dataError
+            } catch {
+                console.printError(prefix + "\(error)")
+                return ExitCode.failure
+            }
+        }
+    }
+}
+
+/// A failure tied to one file, with the exit code it deserves.
+struct KeysFailure: Error {
+    var path: String
+    var message: String
+    var code: Int32
+
+    init(_ path: String, _ message: String, code: Int32) {
+        self.path = path
+        self.message = message
+        self.code = code
+    }
+}
