@@ -35,7 +35,7 @@ let package = Package(
         .target(name: "PulseCommandLine", swiftSettings: swiftSettings),
         .target(
             name: "PulsePack",
-            dependencies: ["PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseImage", "PulseCommandLine"],
+            dependencies: ["PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseImage", "PulseCommandLine", "PulseAge"],
             swiftSettings: swiftSettings
         ),
 
@@ -47,7 +47,7 @@ let package = Package(
         .testTarget(name: "PulseCommandLineTests", dependencies: ["PulseCommandLine"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PulsePackTests",
-            dependencies: ["PulsePack", "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF"],
+            dependencies: ["PulsePack", "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseAge"],
             swiftSettings: swiftSettings
         ),
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Parses arguments against a `Command` tree and runs the selected command.
 public enum CommandLineTool {
     /// Runs `root` with `arguments` (without the program name). Tests call this with an array.
@@ -5,7 +7,7 @@ public enum CommandLineTool {
     public static func main(
         _ root: Command, arguments: [String], errorHandler: (any Error) -> Int32,
         print: (String) -> Void = { Swift.print($0) },
-        printError: (String) -> Void = { Swift.print($0) }
+        printError: (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
     ) -> Int32 {
         var command = root
         var path = [root.name]
@@ -16,7 +18,14 @@ public enum CommandLineTool {
             rest = rest.dropFirst()
         }
         if rest.first == "help" && !command.subcommands.isEmpty {
-            print(help(for: command, path: path))
+            // `help <subcommand>` shows that subcommand's help.
+            var target = command
+            for name in rest.dropFirst() {
+                guard let sub = target.subcommands.first(where: { $0.name == name }) else { break }
+                target = sub
+                path.append(sub.name)
+            }
+            print(help(for: target, path: path))
             return ExitCode.success
         }
         do {

@@ -19,6 +19,7 @@ enum BuildCommand {
                 .value("deck", "<pdf-or-folder>", help: "The deck of a single session: a PDF or a folder of images."),
                 .value("secret-file", "<file>", help: "Read the package secret (base64, mode 0600) from this file."),
                 .value("jobs", "<n>", short: "j", help: "Threads for splitting and encrypting (default: the cores)."),
+                .value("seal-to", "<age1…>", help: "Write key tables only sealed to this age recipient (the key server); repeatable.", repeating: true),
                 .flag("json", help: "Print a machine-readable summary on stdout."),
                 .flag("quiet", short: "q", help: "No summary, no progress."),
             ],
@@ -29,6 +30,7 @@ enum BuildCommand {
                 options.deck = arguments.value("deck").map(fileURL)
                 options.secretFile = arguments.value("secret-file").map(fileURL)
                 if let jobs = try arguments.int("jobs", in: 1...256) { options.workers = jobs }
+                options.sealTo = arguments.values("seal-to")
                 let json = arguments.flag("json"), quiet = arguments.flag("quiet")
                 let report = try Builder(options: options).run { session, done, total in
                     if !quiet && !json { terminal.progress("  \(session)", done: done, total: total) }

@@ -14,6 +14,8 @@ public struct Builder {
         public var secretFile: URL?
         public var environment: [String: String]
         public var workers: Int
+        /// age recipients (`age1…`): key tables are written sealed (`<deckVersion>.json.age`), never in plaintext.
+        public var sealTo: [String] = []
 
         public init(
             input: URL, deck: URL? = nil, output: URL, secretFile: URL? = nil,
@@ -44,6 +46,7 @@ public struct Builder {
         let started = Date()
         let warnings = Warnings()
         let loader = InputLoader(warnings: warnings)
+        let keyTables = try KeyTableWriter(sealTo: options.sealTo)
         let (series, sessions) = try readInput(loader)
         let decks = try sessions.map { session in
             guard let url = (series == nil ? options.deck : nil) ?? session.deck else {
@@ -61,7 +64,7 @@ public struct Builder {
         let cipher = SlideCipher(secret: try PackageSecret.load(
             file: options.secretFile, environment: options.environment, package: package))
 
-        try rollForwardKeyTables(package: package, index: index)
+        if keyTables.recipients == nil { try rollForwardKeyTables(package: package, index: index) }
 
         var report = BuildReport(package: package.root.path)
         let journal = BuildJournal()
@@ -83,8 +86,8 @@ public struct Builder {
             journal.blobs = blobs.hashes
             try blobs.commit()
             for (session, (deck, outcomes)) in zip(sessions, zip(decks, decksDone)) {
-                report.sessions.append(
-                    try publish(session, deck: deck, outcomes: outcomes, package: package, index: &index, journal: journal))
+                report.sessions.append(try publish(
+                    session, deck: deck, outcomes: outcomes, package: package, index: &index, journal: journal, keyTables: keyTables))
             }
             if let series {
                 report.documents += try publish(series, sessionIds: sessions.map(\.id), package: package, index: &index, journal: journal)
@@ -99,7 +102,7 @@ public struct Builder {
         }
         // Same deckVersion, new packageVersion: the key table's keys are unchanged, so it is rewritten
         // only now that the index names the new version (a kill right here is repaired by the next build).
-        for table in journal.keyTablesAfterCommit { try package.writeKeyTable(table) }
+        for table in journal.keyTablesAfterCommit { try keyTables.write(table, in: package) }
 
         report.seconds = Date().timeIntervalSince(started)
         report.warnings = warnings.messages
@@ -129,7 +132,7 @@ public struct Builder {
     /// Writes one session's key table and manifest and records them in the (not yet committed) index.
     private func publish(
         _ session: SessionDescription, deck: Deck, outcomes: [SlideOutcome], package: PulsePackage, index: inout PackageIndex,
-        journal: BuildJournal
+        journal: BuildJournal, keyTables: KeyTableWriter
     ) throws -> BuildReport.Session {
         let deckDigest = SHA256.hex(Array(outcomes.map { "\($0.n):\($0.assetHash)\n" }.joined().utf8))
         let previous = index.sessions[session.id]
@@ -152,12 +155,12 @@ public struct Builder {
                     n: $0.n, assetHash: $0.assetHash,
                     keyB64: Data($0.key).base64EncodedString(), nonceB64: Data($0.nonce).base64EncodedString())
             })
-        let tableURL = package.keyTableURL(sessionId: session.id, deckVersion: deckVersion)
+        let tableURL = keyTables.url(for: table, in: package)
         if deckVersion == previous?.deckVersion {
             if previous?.packageVersion != packageVersion { journal.keyTablesAfterCommit.append(table) }
         } else {
             // A new deckVersion: a new file that nothing committed refers to yet.
-            try package.writeKeyTable(table)
+            try keyTables.write(table, in: package)
             journal.created(tableURL)
         }
         if try package.writeManifest(.sessions, id: session.id, manifest: manifest, packageVersion: packageVersion) {

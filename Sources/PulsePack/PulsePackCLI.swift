@@ -1,4 +1,5 @@
 import Foundation
+import PulseAge
 import PulseCommandLine
 import PulseCore
 import PulsePDF
@@ -18,6 +19,9 @@ public enum PulsePackCLI {
                 BuildCommand.command(terminal: terminal),
                 VerifyCommand.command(terminal: terminal),
                 DiffCommand.command(terminal: terminal),
+                KeysCommand.make(console: KeysCommand.Console(
+                    print: terminal.print, printError: terminal.printError,
+                    writeOutput: { try FileHandle.standardOutput.write(contentsOf: $0) })),
             ] + extra)
     }
 
@@ -35,7 +39,7 @@ public enum PulsePackCLI {
 
     static func exitCode(for error: any Error) -> Int32 {
         switch error {
-        case is InputError, is PDFError: ExitCode.dataError
+        case is InputError, is PDFError, is AgeError: ExitCode.dataError
         default: ExitCode.failure
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import PulseAge
 import PulseCore
 import PulseCrypto
 import PulseImage
@@ -19,10 +20,13 @@ public struct Verifier {
     let package: PulsePackage
     /// A key table file or a folder of them (`keys/<session>/<deckVersion>.json`); default `<package>/keys`.
     let keys: URL?
+    /// age identities to open sealed key tables (`<deckVersion>.json.age`) with.
+    let identities: [AgeIdentity]
 
-    public init(package: URL, keys: URL?) {
+    public init(package: URL, keys: URL?, identities: [AgeIdentity] = []) {
         self.package = PulsePackage(root: package)
         self.keys = keys
+        self.identities = identities
     }
 
     public func run() -> Report {
@@ -138,18 +142,30 @@ public struct Verifier {
             guard let manifest = manifests[id] else { continue }
             let url = isFolder.boolValue
                 ? location.appendingPathComponent(id).appendingPathComponent("\(entry.deckVersion).json") : location
-            if !isFolder.boolValue, (try? package.readKeyTable(at: url))?.sessionId != id { continue }
-            guard FileManager.default.fileExists(atPath: url.path) else {
+            if !isFolder.boolValue, (try? readTable(url))?.sessionId != id { continue }
+            let sealed = url.appendingPathExtension(SealedKeyTable.fileExtension)
+            let found = FileManager.default.fileExists(atPath: url.path) ? url
+                : FileManager.default.fileExists(atPath: sealed.path) ? sealed : nil
+            guard let found else {
                 report.problems.append("\(url.path): key table for session \(id) deckVersion \(entry.deckVersion) is missing")
                 continue
             }
+            if found == sealed && identities.isEmpty {
+                report.notes.append("\(sealed.path) is sealed: give --identity to decrypt the slides of session \(id)")
+                continue
+            }
             do {
-                let table = try package.readKeyTable(at: url)
-                try checkTable(table, entry: entry, manifest: manifest, url: url, report: &report)
+                try checkTable(try readTable(found), entry: entry, manifest: manifest, url: found, report: &report)
             } catch {
-                report.problems.append("\(error)")
+                report.problems.append("\(found.path): \(error)")
             }
         }
+    }
+
+    /// A plaintext key table, or a sealed one opened with the identities.
+    private func readTable(_ url: URL) throws -> KeyTable {
+        guard url.pathExtension == SealedKeyTable.fileExtension else { return try package.readKeyTable(at: url) }
+        return try SealedKeyTable.open(Array(try Data(contentsOf: url)), identities: identities, name: url.path)
     }
 
     private func checkTable(

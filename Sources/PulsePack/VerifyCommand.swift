@@ -1,4 +1,5 @@
 import Foundation
+import PulseAge
 import PulseCommandLine
 import PulseCore
 
@@ -11,12 +12,17 @@ enum VerifyCommand {
             discussion: "Reports every problem found, not only the first, and exits 1 if there is any.",
             options: [
                 .value("keys", "<file-or-dir>", help: "Key table(s) to decrypt slides with (default: <package>/keys)."),
+                .value("identity", "<file>", short: "i", help: "age identity file to open sealed key tables with.", repeating: true),
                 .flag("json", help: "Print a machine-readable report on stdout."),
             ],
             positionals: [Positional("package", help: "The package folder.")],
             run: { arguments in
+                let identities = try arguments.values("identity").flatMap { path in
+                    try AgeIdentity.parseFile(String(decoding: try InputLoader.readFile(fileURL(path)), as: UTF8.self), name: path)
+                }
                 let report = Verifier(
-                    package: fileURL(try arguments.required("package")), keys: arguments.value("keys").map(fileURL)
+                    package: fileURL(try arguments.required("package")), keys: arguments.value("keys").map(fileURL),
+                    identities: identities
                 ).run()
                 if arguments.flag("json") {
                     let json: JSONValue = [

@@ -1,4 +1,5 @@
 import Foundation
+import PulseAge
 import PulseCore
 import PulseCrypto
 import PulsePDF
@@ -117,5 +118,32 @@ struct BuildTests {
         let ref = series["sessions"]?.arrayValue?.first { $0["id"] == "workshop" }
         #expect(ref?["packageVersion"]?.stringValue == after.sessions["workshop"]?.packageVersion)
         #expect(Verifier(package: out, keys: nil).run().problems.isEmpty)
+    }
+}
+
+struct SealedBuildTests {
+    @Test func sealToWritesNoPlaintextKeyTable() throws {
+        let folder = try Support.temporaryFolder()
+        let out = folder.appendingPathComponent("pkg")
+        let identity = try AgeIdentity.generate()
+        var options = Builder.Options(input: Support.samples.appendingPathComponent("series.json"), output: out, environment: [:])
+        options.sealTo = [identity.recipient.description]
+        try Builder(options: options).run()
+        let keys = try FileManager.default.subpathsOfDirectory(atPath: out.appendingPathComponent("keys").path).filter { $0.contains(".json") }
+        #expect(keys.sorted() == ["keynote/1.json.age", "workshop/1.json.age"])
+        let sealed = Verifier(package: out, keys: nil, identities: [identity]).run()
+        #expect(sealed.problems.isEmpty, "\(sealed.problems)")
+        #expect(sealed.slidesDecrypted == 26)
+        let withoutIdentity = Verifier(package: out, keys: nil).run()
+        #expect(withoutIdentity.slidesDecrypted == 0 && withoutIdentity.notes.count == 2)
+        #expect(Verifier(package: out, keys: nil, identities: [try AgeIdentity.generate()]).run().problems.count == 2)
+    }
+
+    @Test func badRecipientFailsBeforeAnyWork() throws {
+        let folder = try Support.temporaryFolder()
+        let out = folder.appendingPathComponent("pkg")
+        let result = Support.cli(["build", Support.samples.appendingPathComponent("series.json").path, "--out", out.path, "--seal-to", "age1nope"])
+        #expect(result.code == 65)
+        #expect(!FileManager.default.fileExists(atPath: out.path))
     }
 }
