@@ -1,0 +1,100 @@
+import Foundation
+import PulseCore
+import PulseStore
+import Testing
+
+@testable import PulsePack
+
+struct VerifyTests {
+    /// A fresh sample package.
+    func package() throws -> (URL, PulsePackage) {
+        let out = try Support.temporaryFolder().appendingPathComponent("pkg")
+        try Support.build(Support.samples.appendingPathComponent("series.json"), out: out)
+        return (out, PulsePackage(root: out))
+    }
+
+    func replace(_ url: URL, with bytes: [UInt8]) throws {
+        try FileManager.default.removeItem(at: url)
+        try Data(bytes).write(to: url)
+    }
+
+    @Test func reportsEveryProblemNotOnlyTheFirst() throws {
+        let (out, package) = try package()
+        let index = try package.readIndex()
+        let manifest = try package.readManifest(.sessions, id: "keynote", packageVersion: index.sessions["keynote"]!.packageVersion)
+        let slides = try #require(manifest["slides"]?.arrayValue)
+        let first = try #require(slides[0]["assetHash"]?.stringValue)
+        let second = try #require(slides[1]["assetHash"]?.stringValue)
+
+        // 1. flip one bit of a blob; 2. delete another; 3. edit a manifest by hand.
+        var bytes = Array(try Data(contentsOf: package.assets.url(for: first)))
+        bytes[bytes.count / 2] ^= 0x01
+        try replace(package.assets.url(for: first), with: bytes)
+        try FileManager.default.removeItem(at: package.assets.url(for: second))
+        let seriesURL = package.manifestURL(.series, id: "devconf-2026", packageVersion: index.series["devconf-2026"]!.packageVersion)
+        let edited = try String(contentsOf: seriesURL, encoding: .utf8).replacingOccurrences(of: "DevConf", with: "DevCon")
+        try replace(seriesURL, with: Array(edited.utf8))
+
+        let report = Verifier(package: out, keys: nil).run()
+        #expect(report.problems.contains { $0.contains(first) && $0.contains("do not hash to its name") })
+        #expect(report.problems.contains { $0.contains(second) && $0.contains("missing") })
+        #expect(report.problems.contains { $0.contains(seriesURL.path) && $0.contains("packageVersion does not match") })
+        #expect(report.problems.count >= 4, "\(report.problems)")  // the damaged blob is also a bad reference
+
+        let result = Support.cli(["verify", out.path])
+        #expect(result.code == 1)
+        #expect(result.out.last?.hasPrefix("FAILED") == true)
+    }
+
+    @Test func wrongKeyOrDamagedSlideIsCaughtByDecryption() throws {
+        let (out, package) = try package()
+        let url = package.keyTableURL(sessionId: "workshop", deckVersion: 1)
+        var table = try package.readKeyTable(at: url)
+        table.slides[3].keyB64 = table.slides[4].keyB64
+        try FileManager.default.removeItem(at: url)
+        try package.writeKeyTable(table)
+        let report = Verifier(package: out, keys: nil).run()
+        #expect(report.problems == ["session workshop slide 3: does not decrypt with its key (blob \(String(table.slides[3].assetHash.prefix(12))))"])
+    }
+
+    @Test func checkPlaintextAcceptsOnlyOnePagePDFsAndWholeImages() throws {
+        let three = Array(try Data(contentsOf: Support.fixtures.appendingPathComponent("pdf/three-pages.pdf")))
+        #expect(Verifier.checkPlaintext(three) == "decrypted PDF has 3 pages, expected 1")
+        let png = Array(try Data(contentsOf: Support.keynoteImages.appendingPathComponent("slide1.png")))
+        #expect(Verifier.checkPlaintext(png) == nil)
+        #expect(Verifier.checkPlaintext(Array(png.dropLast(20))) != nil)
+        #expect(Verifier.checkPlaintext(Array("hello".utf8)) != nil)
+    }
+
+    @Test func notAPackage() throws {
+        let folder = try Support.temporaryFolder()
+        let report = Verifier(package: folder, keys: nil).run()
+        #expect(report.problems == ["\(folder.path): not a pulse package (no index.json)"])
+    }
+}
+
+struct DiffCommandTests {
+    @Test func printsFetchDropAndBytes() throws {
+        let folder = try Support.temporaryFolder()
+        let old = folder.appendingPathComponent("old.json"), new = folder.appendingPathComponent("new.json")
+        let a = String(repeating: "a", count: 64), b = String(repeating: "b", count: 64), c = String(repeating: "c", count: 64)
+        let oldManifest: JSONValue = ["slides": [["n": 0, "assetHash": .string(a), "bytes": 10], ["n": 1, "assetHash": .string(b), "bytes": 20]]]
+        let newManifest: JSONValue = ["slides": [["n": 0, "assetHash": .string(a), "bytes": 10], ["n": 1, "assetHash": .string(c), "bytes": 30]]]
+        try Data(PackageVersion.stamped(oldManifest).prettyBytes).write(to: old)
+        try Data(PackageVersion.stamped(newManifest).prettyBytes).write(to: new)
+
+        let human = Support.cli(["diff", old.path, new.path])
+        #expect(human.code == 0)
+        #expect(human.out == ["+ \(c)  30 B", "- \(b)  20 B", "fetch 1, drop 1, keep 1; download 30 B (30 bytes)"])
+
+        let json = Support.cli(["diff", old.path, new.path, "--json"])
+        let plan = try JSONValue.parse(Data(json.out.joined(separator: "\n").utf8))
+        #expect(plan["bytesToDownload"] == 30)
+        #expect(plan["fetch"]?.arrayValue?.map { $0["assetHash"] } == [.string(c)])
+        #expect(plan["drop"]?.arrayValue?.map { $0["assetHash"] } == [.string(b)])
+        #expect(plan["unchanged"] == false)
+
+        #expect(Support.cli(["diff", old.path, old.path]).out == ["unchanged: same packageVersion (the app gets a 304 and fetches nothing)"])
+        #expect(Support.cli(["diff", old.path, folder.appendingPathComponent("nope.json").path]).code == 65)
+    }
+}
