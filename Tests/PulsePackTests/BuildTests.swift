@@ -147,3 +147,26 @@ struct SealedBuildTests {
         #expect(!FileManager.default.fileExists(atPath: out.path))
     }
 }
+
+struct PageIsolationTests {
+    /// Links and outlines pointing at other pages must not drag those pages' content into a slide.
+    @Test func aSlideCarriesOnlyItsOwnPage() throws {
+        let bytes = Array(try Data(contentsOf: Support.fixtures.appendingPathComponent("pdf/links.pdf")))
+        let document = try PDFDocument(bytes: bytes, name: "links.pdf")
+        #expect(document.pageCount == 3)
+        // qpdf compresses the content streams it writes: look at them through `qpdf --qdf` (uncompressed).
+        let folder = try Support.temporaryFolder()
+        func expanded(_ n: Int) throws -> [UInt8] {
+            let input = folder.appendingPathComponent("page\(n).pdf"), output = folder.appendingPathComponent("qdf\(n).pdf")
+            try Data(try document.page(n)).write(to: input)
+            try #require(try Support.run("/usr/bin/qpdf", ["--qdf", "--object-streams=disable", input.path, output.path]) == 0)
+            return Array(try Data(contentsOf: output))
+        }
+        let contains = { (page: [UInt8], text: String) in page.firstRange(of: Array(text.utf8)) != nil }
+        let first = try expanded(0), second = try expanded(1), third = try expanded(2)
+        #expect(contains(first, "PAGE-ONE-TEXT"))
+        #expect(!contains(first, "SECRET-PAGE-TWO") && !contains(first, "SECRET-PAGE-THREE"))
+        #expect(contains(second, "SECRET-PAGE-TWO") && !contains(second, "SECRET-PAGE-THREE") && !contains(second, "PAGE-ONE-TEXT"))
+        #expect(contains(third, "SECRET-PAGE-THREE") && !contains(third, "SECRET-PAGE-TWO"))
+    }
+}
