@@ -26,7 +26,7 @@ let package = Package(
 
         // Safe wrappers: the only modules that import C or touch unsafe pointers.
         .target(name: "PulseCrypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
-        .target(name: "PulsePDF", dependencies: ["CQPDF"], swiftSettings: swiftSettings),
+        .target(name: "PulsePDF", dependencies: ["CQPDF", "PulseCrypto"], swiftSettings: swiftSettings),
         .target(name: "PulseImage", dependencies: ["CZlib"], swiftSettings: swiftSettings),
 
         // Pure-Swift domain.

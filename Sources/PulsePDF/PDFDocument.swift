@@ -3,7 +3,7 @@ import CQPDF
 /// A PDF opened with libqpdf, from which single pages are written as standalone PDFs.
 ///
 /// Not thread-safe (qpdf objects are not): open one document per thread. Output is deterministic:
-/// the same input page always gives the same bytes (`qpdf_set_deterministic_ID`).
+/// the same input page always gives the same bytes (the file identifier is derived from the content).
 public final class PDFDocument {
     /// How many pages the document has.
     public let pageCount: Int
@@ -50,7 +50,8 @@ public final class PDFDocument {
         guard qpdf_init_write_memory(output.pointer) & QPDF_ERRORS == 0 else {
             throw PDFError.damaged("page \(index + 1): \(output.takeError() ?? "cannot start writing")")
         }
-        qpdf_set_deterministic_ID(output.pointer, QPDF_TRUE)
+        // A placeholder /ID, replaced below by one derived from the content (see `FileIdentifier`).
+        qpdf_set_static_ID(output.pointer, QPDF_TRUE)
         // Pass compressed streams through untouched: no decode/re-encode work, and bytes stay as exported.
         qpdf_set_decode_level(output.pointer, qpdf_dl_none)
         qpdf_set_suppress_original_object_IDs(output.pointer, QPDF_TRUE)
@@ -59,7 +60,11 @@ public final class PDFDocument {
         }
         let length = qpdf_get_buffer_length(output.pointer)
         guard let buffer = qpdf_get_buffer(output.pointer) else { throw PDFError.damaged("page \(index + 1): empty output") }
-        return Array(UnsafeBufferPointer(start: buffer, count: length))
+        var written = Array(UnsafeBufferPointer(start: buffer, count: length))
+        guard FileIdentifier.replacePlaceholder(in: &written) else {
+            throw PDFError.damaged("page \(index + 1): qpdf wrote no file identifier")
+        }
+        return written
     }
 }
 

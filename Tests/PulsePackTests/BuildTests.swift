@@ -57,6 +57,10 @@ struct BuildTests {
             let page = try one.page(n)
             #expect(page == (try two.page(n)))
             #expect(try PDFDocument(bytes: page, name: "page").pageCount == 1)
+            // The file identifier is derived from the content, never qpdf's fixed placeholder.
+            #expect(page.firstRange(of: Array("31415926535897932384626433832795".utf8)) == nil)
+            let trailer = String(decoding: page.suffix(400), as: UTF8.self)
+            #expect(trailer.contains("/ID [<"), "\(trailer)")
         }
     }
 
