@@ -51,9 +51,7 @@ public enum SealedKeyTable {
 
     /// The JSON that `PulsePackage.writeKeyTable` writes: sorted keys, pretty, newline at the end.
     static func encode(_ table: KeyTable) throws -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        return Array(try encoder.encode(table)) + [0x0a]
+        table.fileBytes
     }
 
     /// Decodes key-table JSON; the error never quotes the content (it holds keys).

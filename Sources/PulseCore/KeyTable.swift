@@ -31,3 +31,18 @@ public struct KeyTable: Codable, Equatable, Sendable {
         self.slides = slides
     }
 }
+
+extension KeyTable {
+    /// The file's bytes: canonical JSON (sorted keys), two-space indent, newline at the end.
+    public var fileBytes: [UInt8] {
+        JSONValue.object([
+            "sessionId": .string(sessionId), "deckVersion": .int(deckVersion), "packageVersion": .string(packageVersion),
+            "slides": .array(slides.map { slide in
+                [
+                    "n": .int(slide.n), "assetHash": .string(slide.assetHash),
+                    "keyB64": .string(slide.keyB64), "nonceB64": .string(slide.nonceB64),
+                ]
+            }),
+        ]).prettyBytes
+    }
+}

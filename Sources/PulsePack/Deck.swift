@@ -16,6 +16,8 @@ struct Deck: Sendable {
     let url: URL
     let source: Source
     let slideCount: Int
+    /// The document opened to check the PDF, handed to the first reader instead of parsing it again.
+    private let checked: CheckedDocument?
 
     var kind: String {
         if case .pdf = source { "pdf" } else { "images" }
@@ -39,7 +41,7 @@ struct Deck: Sendable {
             throw InputError(file: url.path, "\(error)")
         }
         guard document.pageCount > 0 else { throw InputError(file: url.path, "the PDF has no pages") }
-        return Deck(url: url, source: .pdf(bytes: bytes), slideCount: document.pageCount)
+        return Deck(url: url, source: .pdf(bytes: bytes), slideCount: document.pageCount, checked: CheckedDocument(document))
     }
 
     private static func openFolder(_ url: URL) throws -> Deck {
@@ -53,7 +55,7 @@ struct Deck: Sendable {
             let head = try readHead(file)
             guard ImageFormat.sniff(head) != nil else { throw InputError(file: file.path, "not a PNG, JPEG or WebP image") }
         }
-        return Deck(url: url, source: .images(files), slideCount: files.count)
+        return Deck(url: url, source: .images(files), slideCount: files.count, checked: nil)
     }
 
     /// The first bytes of a slide file (enough to recognise its format).
@@ -73,8 +75,23 @@ struct Deck: Sendable {
     /// Reads slides on one thread; a PDF deck opens its own qpdf document per reader.
     func makeReader() throws -> SlideReader {
         switch source {
-        case let .pdf(bytes): .pdf(try PDFDocument(bytes: bytes, name: url.path), url)
+        case let .pdf(bytes): .pdf(try checked?.take() ?? PDFDocument(bytes: bytes, name: url.path), url)
         case let .images(files): .images(files)
+        }
+    }
+}
+
+/// A parsed document that one thread may take over (qpdf documents are not shared between threads).
+private final class CheckedDocument: @unchecked Sendable {
+    private let lock = NSLock()
+    private var document: PDFDocument?
+
+    init(_ document: PDFDocument) { self.document = document }
+
+    func take() -> PDFDocument? {
+        lock.withLock {
+            defer { document = nil }
+            return document
         }
     }
 }
@@ -84,10 +101,10 @@ enum SlideReader {
     case pdf(PDFDocument, URL)
     case images([URL])
 
-    func slide(_ n: Int) throws -> Data {
+    func slide(_ n: Int) throws -> any ContiguousBytes {
         switch self {
         case let .pdf(document, url):
-            do { return Data(try document.page(n)) } catch { throw InputError(file: url.path, "page \(n + 1): \(error)") }
+            do { return try document.page(n) } catch { throw InputError(file: url.path, "page \(n + 1): \(error)") }
         case let .images(files):
             let bytes = try InputLoader.readFile(files[n])
             do { _ = try ImageFormat.validate(bytes, checksums: false) } catch { throw InputError(file: files[n].path, "\(error)") }

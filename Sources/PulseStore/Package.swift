@@ -101,7 +101,7 @@ public struct PulsePackage: Sendable {
         let url = keyTableURL(sessionId: table.sessionId, deckVersion: table.deckVersion)
         try AtomicFile.makeFolder(keysFolder, mode: 0o700)
         try AtomicFile.makeFolder(url.deletingLastPathComponent(), mode: 0o700)
-        try AtomicFile.write(Self.encoder.encode(table) + [0x0a], to: url, mode: 0o600)
+        try AtomicFile.write(table.fileBytes, to: url, mode: 0o600)
     }
 
     static let encoder: JSONEncoder = {
