@@ -18,7 +18,7 @@ enum BuildCommand {
                 .value("out", "<dir>", short: "o", help: "The package folder (created if missing)."),
                 .value("deck", "<pdf-or-folder>", help: "The deck of a single session: a PDF or a folder of images."),
                 .value("secret-file", "<file>", help: "Read the package secret (base64, mode 0600) from this file."),
-                .value("jobs", "<n>", short: "j", help: "Threads for splitting and encrypting (default: the cores)."),
+                .value("jobs", "<n>", short: "j", help: "Threads per deck (default: the cores for a PDF, twice that for images)."),
                 .value("seal-to", "<age1…>", help: "Write key tables only sealed to this age recipient (the key server); repeatable.", repeating: true),
                 .flag("json", help: "Print a machine-readable summary on stdout."),
                 .flag("quiet", short: "q", help: "No summary, no progress."),

@@ -13,14 +13,15 @@ public struct Builder {
         public var output: URL
         public var secretFile: URL?
         public var environment: [String: String]
-        public var workers: Int
+        /// Threads per deck; nil picks by deck kind (`Deck.defaultWorkers`).
+        public var workers: Int?
         /// age recipients (`age1…`): key tables are written sealed (`<deckVersion>.json.age`), never in plaintext.
         public var sealTo: [String] = []
 
         public init(
             input: URL, deck: URL? = nil, output: URL, secretFile: URL? = nil,
             environment: [String: String] = ProcessInfo.processInfo.environment,
-            workers: Int = ProcessInfo.processInfo.activeProcessorCount
+            workers: Int? = nil
         ) {
             self.input = input
             self.deck = deck
@@ -76,7 +77,7 @@ public struct Builder {
                 progress?(session.id, 0, deck.slideCount)
                 let done = Counter()
                 decksDone.append(try SlidePipeline.run(
-                    deck: deck, cipher: cipher, blobs: blobs, workers: options.workers,
+                    deck: deck, cipher: cipher, blobs: blobs, workers: options.workers ?? deck.defaultWorkers,
                     progress: { progress?(session.id, done.increment(), deck.slideCount) }))
             }
             for image in loader.images.values.sorted(by: { $0.hash < $1.hash }) {

@@ -19,6 +19,14 @@ struct Deck: Sendable {
     /// The document opened to check the PDF, handed to the first reader instead of parsing it again.
     private let checked: CheckedDocument?
 
+    /// PDF slides are CPU work: one thread per core. Image slides spend much of their time reading and
+    /// flushing files: two threads per core keep the cores busy while others wait on the disk.
+    var defaultWorkers: Int {
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        if case .pdf = source { return cores }
+        return 2 * cores
+    }
+
     var kind: String {
         if case .pdf = source { "pdf" } else { "images" }
     }
