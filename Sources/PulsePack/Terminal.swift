@@ -8,6 +8,7 @@ public final class Terminal: @unchecked Sendable {
     /// Draw progress bars (stderr is a terminal and not disabled).
     let showsProgress: Bool
     private var progressDrawn = false
+    private var lastDrawn: (label: String, filled: Int, done: Int)?
 
     public init(out: @escaping (String) -> Void, err: @escaping (String) -> Void, showsProgress: Bool) {
         self.out = out
@@ -32,6 +33,11 @@ public final class Terminal: @unchecked Sendable {
         lock.withLock {
             let width = 30
             let filled = done * width / total
+            // Redraw when the bar grows, at the end, or every 1% — not once per slide of a long deck.
+            if let last = lastDrawn, last.label == label, last.filled == filled, done != total, done - last.done < max(1, total / 100) {
+                return
+            }
+            lastDrawn = (label, filled, done)
             let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
             FileHandle.standardError.write(Data("\r\(label) [\(bar)] \(done)/\(total)".utf8))
             progressDrawn = true
