@@ -1,123 +1,23 @@
 import Foundation
-import COpenSSL
 
 /// AES-256-GCM with a 96-bit nonce and a 128-bit tag appended to the ciphertext.
 public enum AES256GCM {
-    public static let keyByteCount = 32
-    public static let nonceByteCount = 12
-    public static let tagByteCount = 16
+    public static let keyByteCount = EVPAEAD.keyByteCount
+    public static let nonceByteCount = EVPAEAD.nonceByteCount
+    public static let tagByteCount = EVPAEAD.tagByteCount
+    static let aead = EVPAEAD(cipher: Ciphers.aes256gcm, name: "AES-256-GCM")
 
     /// Encrypts `plaintext`; returns ciphertext ‖ tag.
     public static func seal(
         _ plaintext: some ContiguousBytes, key: [UInt8], nonce: [UInt8], authenticating aad: [UInt8] = []
     ) throws -> [UInt8] {
-        try checkLengths(key: key, nonce: nonce)
-        return try plaintext.withUnsafeBytes { input throws in
-            try seal(input: input, key: key, nonce: nonce, aad: aad)
-        }
+        try aead.seal(plaintext, key: key, nonce: nonce, aad: aad)
     }
 
     /// Decrypts ciphertext ‖ tag; throws `.authenticationFailure` if anything was changed.
     public static func open(
         _ sealed: some ContiguousBytes, key: [UInt8], nonce: [UInt8], authenticating aad: [UInt8] = []
     ) throws -> [UInt8] {
-        try open(sealed, key: key, nonce: nonce, aad: aad, tagByteCount: tagByteCount)
+        try aead.open(sealed, key: key, nonce: nonce, aad: aad)
     }
-
-    /// Decryption with a shorter tag, only for checking the primitive against test vectors.
-    static func open(
-        _ sealed: some ContiguousBytes, key: [UInt8], nonce: [UInt8], aad: [UInt8], tagByteCount: Int
-    ) throws -> [UInt8] {
-        try checkLengths(key: key, nonce: nonce)
-        return try sealed.withUnsafeBytes { input throws in
-            guard input.count >= tagByteCount else { throw CryptoError.authenticationFailure }
-            return try open(input: input, key: key, nonce: nonce, aad: aad, tagByteCount: tagByteCount)
-        }
-    }
-
-    private static func checkLengths(key: [UInt8], nonce: [UInt8]) throws {
-        guard key.count == keyByteCount else {
-            throw CryptoError.badLength(what: "AES-256-GCM key", expected: keyByteCount, actual: key.count)
-        }
-        guard nonce.count == nonceByteCount else {
-            throw CryptoError.badLength(what: "AES-256-GCM nonce", expected: nonceByteCount, actual: nonce.count)
-        }
-    }
-
-    private static func seal(
-        input: UnsafeRawBufferPointer, key: [UInt8], nonce: [UInt8], aad: [UInt8]
-    ) throws -> [UInt8] {
-        let context = try CipherContext()
-        try check(EVP_EncryptInit_ex2(context.pointer, Ciphers.aes256gcm, key, nonce, nil), "EVP_EncryptInit_ex2")
-        // No zero-fill: every byte is written by the cipher (a slide can be megabytes).
-        return try [UInt8](unsafeUninitializedCapacity: input.count + tagByteCount) { out, initialized in
-            var written: Int32 = 0
-            if !aad.isEmpty {
-                try check(EVP_EncryptUpdate(context.pointer, nil, &written, aad, Int32(aad.count)), "AAD")
-            }
-            var offset = 0
-            // EVP_EncryptUpdate takes an Int32 length: feed large inputs in pieces.
-            while offset < input.count {
-                let piece = min(input.count - offset, 1 << 30)
-                try check(
-                    EVP_EncryptUpdate(
-                        context.pointer, out.baseAddress! + offset, &written,
-                        input.baseAddress!.assumingMemoryBound(to: UInt8.self) + offset, Int32(piece)),
-                    "EVP_EncryptUpdate")
-                offset += Int(written)
-            }
-            try check(EVP_EncryptFinal_ex(context.pointer, out.baseAddress! + offset, &written), "EVP_EncryptFinal_ex")
-            try check(
-                EVP_CIPHER_CTX_ctrl(context.pointer, EVP_CTRL_GCM_GET_TAG, Int32(tagByteCount), out.baseAddress! + input.count),
-                "get GCM tag")
-            initialized = input.count + tagByteCount
-        }
-    }
-
-    private static func open(
-        input: UnsafeRawBufferPointer, key: [UInt8], nonce: [UInt8], aad: [UInt8], tagByteCount: Int
-    ) throws -> [UInt8] {
-        let context = try CipherContext()
-        try check(EVP_DecryptInit_ex2(context.pointer, Ciphers.aes256gcm, key, nonce, nil), "EVP_DecryptInit_ex2")
-        let bodyCount = input.count - tagByteCount
-        var tag = Array(input[bodyCount...])
-        try check(EVP_CIPHER_CTX_ctrl(context.pointer, EVP_CTRL_GCM_SET_TAG, Int32(tagByteCount), &tag), "set GCM tag")
-        var output = [UInt8](repeating: 0, count: bodyCount)
-        var authentic = false
-        output.withUnsafeMutableBufferPointer { out in
-            var written: Int32 = 0
-            if !aad.isEmpty, EVP_DecryptUpdate(context.pointer, nil, &written, aad, Int32(aad.count)) != 1 { return }
-            var offset = 0
-            let base = input.baseAddress?.assumingMemoryBound(to: UInt8.self)
-            while offset < bodyCount {
-                let piece = min(bodyCount - offset, 1 << 30)
-                guard EVP_DecryptUpdate(context.pointer, out.baseAddress! + offset, &written, base! + offset, Int32(piece)) == 1
-                else { return }
-                offset += Int(written)
-            }
-            authentic = EVP_DecryptFinal_ex(context.pointer, out.baseAddress.map { $0 + offset }, &written) == 1
-        }
-        ERR_clear_error()
-        guard authentic else { throw CryptoError.authenticationFailure }
-        return output
-    }
-}
-
-/// Owns one EVP_CIPHER_CTX.
-final class CipherContext {
-    let pointer: OpaquePointer
-
-    init() throws {
-        guard let pointer = EVP_CIPHER_CTX_new() else { throw CryptoError.fromQueue("EVP_CIPHER_CTX_new") }
-        self.pointer = pointer
-    }
-
-    deinit { EVP_CIPHER_CTX_free(pointer) }
-}
-
-enum Ciphers {
-    nonisolated(unsafe) static let aes256gcm: OpaquePointer = {
-        guard let cipher = EVP_CIPHER_fetch(nil, "AES-256-GCM", nil) else { fatalError("libcrypto has no AES-256-GCM") }
-        return cipher
-    }()
 }
