@@ -12,7 +12,7 @@ public enum X25519 {
 
     /// The public key `X25519(privateKey, basepoint)`.
     public static func publicKey(privateKey: [UInt8]) throws -> [UInt8] {
-        let key = try PrivateKey(privateKey)
+        let key = try RawKey(private: privateKey)
         var output = [UInt8](repeating: 0, count: keyByteCount)
         var length = keyByteCount
         try check(EVP_PKEY_get_raw_public_key(key.pointer, &output, &length), "EVP_PKEY_get_raw_public_key")
@@ -26,8 +26,8 @@ public enum X25519 {
     /// - Throws: `.invalidParameter` when the result is all zero (a low-order public key), which
     ///   protocols such as age must refuse; `.badLength` for keys that are not 32 bytes.
     public static func sharedSecret(privateKey: [UInt8], publicKey: [UInt8]) throws -> [UInt8] {
-        let key = try PrivateKey(privateKey)
-        let peer = try PublicKey(publicKey)
+        let key = try RawKey(private: privateKey)
+        let peer = try RawKey(public: publicKey)
         guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key.pointer, nil) else {
             throw CryptoError.fromQueue("EVP_PKEY_CTX_new_from_pkey")
         }
@@ -50,37 +50,26 @@ public enum X25519 {
 
     static let zeroSharedSecret = CryptoError.invalidParameter("X25519 shared secret is all zero (low-order public key)")
 
-    /// Owns an EVP_PKEY made from a raw private key.
-    private final class PrivateKey {
+    /// Owns an EVP_PKEY made from a raw X25519 key.
+    private final class RawKey {
         let pointer: OpaquePointer
 
-        init(_ bytes: [UInt8]) throws {
-            guard bytes.count == X25519.keyByteCount else {
-                throw CryptoError.badLength(what: "X25519 private key", expected: X25519.keyByteCount, actual: bytes.count)
-            }
-            guard let pointer = EVP_PKEY_new_raw_private_key_ex(nil, "X25519", nil, bytes, bytes.count) else {
-                throw CryptoError.fromQueue("EVP_PKEY_new_raw_private_key_ex(X25519)")
-            }
-            self.pointer = pointer
-        }
+        init(private bytes: [UInt8]) throws { pointer = try Self.make(bytes, kind: "private", EVP_PKEY_new_raw_private_key_ex) }
+        init(public bytes: [UInt8]) throws { pointer = try Self.make(bytes, kind: "public", EVP_PKEY_new_raw_public_key_ex) }
 
         deinit { EVP_PKEY_free(pointer) }
-    }
 
-    /// Owns an EVP_PKEY made from a raw public key.
-    private final class PublicKey {
-        let pointer: OpaquePointer
-
-        init(_ bytes: [UInt8]) throws {
+        private static func make(
+            _ bytes: [UInt8], kind: String,
+            _ constructor: (OpaquePointer?, UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafePointer<UInt8>?, Int) -> OpaquePointer?
+        ) throws -> OpaquePointer {
             guard bytes.count == X25519.keyByteCount else {
-                throw CryptoError.badLength(what: "X25519 public key", expected: X25519.keyByteCount, actual: bytes.count)
+                throw CryptoError.badLength(what: "X25519 \(kind) key", expected: X25519.keyByteCount, actual: bytes.count)
             }
-            guard let pointer = EVP_PKEY_new_raw_public_key_ex(nil, "X25519", nil, bytes, bytes.count) else {
-                throw CryptoError.fromQueue("EVP_PKEY_new_raw_public_key_ex(X25519)")
+            guard let pointer = constructor(nil, "X25519", nil, bytes, bytes.count) else {
+                throw CryptoError.fromQueue("EVP_PKEY_new_raw_\(kind)_key_ex(X25519)")
             }
-            self.pointer = pointer
+            return pointer
         }
-
-        deinit { EVP_PKEY_free(pointer) }
     }
 }
