@@ -50,6 +50,20 @@ let package = Package(
             dependencies: ["PulsePack", "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF"],
             swiftSettings: swiftSettings
         ),
+
+        // ---- push & gc (branch `push`): PulseOps library + tests. One block, appended last. ----
+        .target(
+            name: "PulseOps",
+            dependencies: ["PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PulseOpsTests",
+            dependencies: ["PulseOps", "PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine"],
+            exclude: [],
+            swiftSettings: swiftSettings
+        ),
+        // ---- end push & gc ----
     ],
     swiftLanguageModes: [.v6]
 )
