@@ -22,7 +22,7 @@ public struct FolderTarget: PushTarget {
     func url(_ path: String) -> URL { root.appendingPathComponent(path) }
 
     public func prepare() throws {
-        try AtomicFile.makeFolder(root)
+        try Self.makeFolders(root)
         guard access(root.path, W_OK) == 0 else { throw StoreError.system(root.path, "not writable", errno: errno) }
     }
 
@@ -44,7 +44,7 @@ public struct FolderTarget: PushTarget {
 
     public func write(_ path: String, data: Data, kind: PublishedKind) throws {
         let destination = url(path)
-        try AtomicFile.makeFolder(destination.deletingLastPathComponent())
+        try Self.makeFolders(destination.deletingLastPathComponent())
         try writeFile(data, destination, kind == .blob ? 0o444 : 0o644)
     }
 
@@ -68,6 +68,20 @@ public struct FolderTarget: PushTarget {
                 modified: values?.contentModificationDate ?? .distantPast))
         }
         return objects.sorted { $0.path < $1.path }
+    }
+
+    /// mkdir -p with the system's reason on failure ("Read-only file system", "Permission denied").
+    static func makeFolders(_ url: URL) throws {
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) {
+            guard isFolder.boolValue else { throw StoreError(path: url.path, "exists and is not a folder") }
+            return
+        }
+        let parent = url.deletingLastPathComponent()
+        if parent.path != url.path { try makeFolders(parent) }
+        guard mkdir(url.path, 0o755) == 0 || errno == EEXIST else {
+            throw StoreError.system(url.path, "cannot create folder", errno: errno)
+        }
     }
 
     public func delete(_ path: String) throws {
