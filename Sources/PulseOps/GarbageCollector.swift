@@ -42,6 +42,8 @@ public struct GarbageCollector: Sendable {
         self.now = now
     }
 
+    static let manifestFolders: Set<Substring> = ["sessions", "series", "appconfig"]
+
     public func run() throws -> GCReport {
         let where_ = target.displayName
         guard let indexData = try target.read("index.json") else {
@@ -57,13 +59,17 @@ public struct GarbageCollector: Sendable {
         for (id, config) in index.appconfig { current.insert("appconfig/\(id)/\(config.packageVersion).json") }
 
         var report = GCReport()
+        // One listing of the whole target, sorted into manifests, blobs and abandoned temp files.
         var temporary: [TargetObject] = []
         var groups: [String: [TargetObject]] = [:]
-        for kind in ["sessions", "series", "appconfig"] {
-            for object in try target.list(under: kind + "/") {
-                let parts = object.path.split(separator: "/")
-                if parts.last?.hasPrefix(".tmp-") == true { temporary.append(object); continue }
-                guard parts.count == 3, parts[2].hasSuffix(".json") else { continue }
+        var blobs: [TargetObject] = []
+        for object in try target.list(under: "") {
+            let parts = object.path.split(separator: "/", omittingEmptySubsequences: false)
+            let top = parts.count > 1 ? parts[0] : ""
+            guard top.isEmpty || top == "assets" || Self.manifestFolders.contains(top) else { continue }  // keys/ etc.
+            if parts.last!.hasPrefix(".tmp-") { temporary.append(object); continue }
+            if top == "assets", parts.count == 2, Hex.isDigestName(parts[1]) { blobs.append(object); continue }
+            if Self.manifestFolders.contains(top), parts.count == 3, parts[2].hasSuffix(".json") {
                 groups["\(parts[0])/\(parts[1])", default: []].append(object)
             }
         }
@@ -99,18 +105,13 @@ public struct GarbageCollector: Sendable {
         }
 
         var unreferenced: [TargetObject] = []
-        for object in try target.list(under: "assets/") {
-            let name = object.path.dropFirst("assets/".count)
-            if name.hasPrefix(".tmp-") { temporary.append(object); continue }
-            guard Hex.isDigestName(name), !name.contains("/") else { continue }
-            if referenced.contains(String(name)) || now.timeIntervalSince(object.modified) < grace {
+        for object in blobs {
+            let name = String(object.path.dropFirst("assets/".count))
+            if referenced.contains(name) || now.timeIntervalSince(object.modified) < grace {
                 report.keptBlobs += 1
             } else {
                 unreferenced.append(object)
             }
-        }
-        for object in try target.list(under: "") where !object.path.contains("/") && object.path.hasPrefix(".tmp-") {
-            temporary.append(object)
         }
         let stale = temporary.filter { now.timeIntervalSince($0.modified) >= temporaryAge }
 
