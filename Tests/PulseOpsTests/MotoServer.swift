@@ -9,9 +9,9 @@ import Testing
 
 /// A real S3-compatible server (moto) on loopback, with SigV4 checking switched on.
 ///
-/// Started once per test process on a port the OS picks, stopped at exit. A small shell watchdog
-/// also stops it if the test process dies without running its exit handlers. (moto ignores SIGTERM
-/// while a request thread lives, so the watchdog uses SIGKILL.)
+/// Started once per test process on a port the OS picks. A small shell watchdog stops it (SIGKILL)
+/// within a second of the test process ending, however it ends. (Children of the test process
+/// inherit a signal mask that blocks SIGTERM, so only SIGKILL stops them.)
 /// Setup while moto still accepts anything: an IAM user with an s3:* policy and an access key; then
 /// `POST /moto-api/reset-auth 0` makes moto verify the signature (and the policy) of every request.
 final class MotoServer: Sendable {
@@ -50,14 +50,16 @@ final class MotoServer: Sendable {
         // Watchdog: moto dies with us, even if we crash.
         process.arguments = ["-c", """
             "$1" -H 127.0.0.1 -p 0 >"$2" 2>&1 & moto=$!
-            trap 'kill -9 $moto 2>/dev/null; exit 0' TERM INT
-            while kill -0 "$3" 2>/dev/null && kill -0 $moto 2>/dev/null; do sleep 1; done
+            # Our parent is the test process until it exits (even as a zombie): then we are re-parented.
+            while [ "$(cut -d' ' -f4 /proc/$$/stat)" = "$3" ] && kill -0 $moto 2>/dev/null; do sleep 1; done
             kill -9 $moto 2>/dev/null
             """, "moto-watchdog", Self.binary.path, log.path, "\(getpid())"]
+        // Not the test's stdout/stderr: swift test waits for those pipes to close.
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
         try process.run()
         pid = process.processIdentifier
-        MotoServer.started.withLock { $0.append(process.processIdentifier) }
-        atexit { MotoServer.started.withLock { pids in for pid in pids { kill(pid, SIGTERM) } } }
 
         var port: Int?
         let deadline = Date().addingTimeInterval(60)
@@ -69,14 +71,12 @@ final class MotoServer: Sendable {
             }
         }
         guard let port else {
-            kill(pid, SIGTERM)
+            // The watchdog stops moto when this test process ends.
             throw MotoError(message: "moto did not start within 60 s (log: \(log.path))")
         }
         endpoint = URL(string: "http://127.0.0.1:\(port)")!
         credentials = try Self.setUpAuthentication(endpoint)
     }
-
-    static let started = Synchronization.Mutex<[Int32]>([])
 
     /// Creates the IAM user and key while moto is open, then switches signature checking on.
     private static func setUpAuthentication(_ endpoint: URL) throws -> AWSCredentials {
