@@ -60,7 +60,6 @@ let package = Package(
         .testTarget(
             name: "PulseOpsTests",
             dependencies: ["PulseOps", "PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine"],
-            exclude: [],
             swiftSettings: swiftSettings
         ),
         // ---- end push & gc ----

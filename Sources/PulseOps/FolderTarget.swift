@@ -45,7 +45,7 @@ public struct FolderTarget: PushTarget {
     public func write(_ path: String, data: Data, kind: PublishedKind) throws {
         let destination = url(path)
         try Self.makeFolders(destination.deletingLastPathComponent())
-        try writeFile(data, destination, kind == .blob ? 0o444 : 0o644)
+        try writeFile(data, destination, kind.isBlob ? 0o444 : 0o644)
     }
 
     public func list(under prefix: String) throws -> [TargetObject] {

@@ -19,6 +19,8 @@ struct LocalPackage {
     var manifests: [Manifest] = []
     /// Every blob some manifest names, once, sorted by hash.
     var assets: [AssetReference] = []
+    /// The `contentType` manifests give a blob (public images), by hash.
+    var contentTypes: [String: String] = [:]
 
     /// Reads and checks the package: bad input (exit 65) if index.json, a manifest or a blob is
     /// missing or does not match its name or size.
@@ -48,6 +50,7 @@ struct LocalPackage {
                         seen[reference.assetHash] = reference
                     }
                     manifests.append(manifest)
+                    if let json = try? JSONValue.parse(manifest.data) { Self.collectContentTypes(json, into: &contentTypes) }
                 }
             }
         }
@@ -88,6 +91,27 @@ struct LocalPackage {
             throw OpsError(.badInput, url.path, "names an invalid blob \"\(reference.assetHash)\"")
         }
         return Manifest(path: path, data: data, assets: json.assetReferences)
+    }
+
+    static func collectContentTypes(_ json: JSONValue, into types: inout [String: String]) {
+        switch json {
+        case let .object(fields):
+            if let hash = fields["assetHash"]?.stringValue, let type = fields["contentType"]?.stringValue, isMediaType(type) {
+                types[hash] = type
+            }
+            for value in fields.values { collectContentTypes(value, into: &types) }
+        case let .array(items):
+            for item in items { collectContentTypes(item, into: &types) }
+        default:
+            break
+        }
+    }
+
+    /// `type/subtype` of token characters only: nothing that could break a header line.
+    static func isMediaType(_ text: String) -> Bool {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        let token = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$&^_.+-")
+        return parts.count == 2 && parts.allSatisfy { !$0.isEmpty && $0.allSatisfy(token.contains) }
     }
 
     /// A blob's bytes, checked against its SHA-256 name just before it is sent.

@@ -1,27 +1,24 @@
 import Foundation
 
 /// What a published file is, which decides how it is served.
-public enum PublishedKind: Sendable {
-    /// `assets/<sha256>`: never changes, cache forever.
-    case blob
+public struct PublishedKind: Sendable, Equatable {
+    /// Blobs are stored read-only (0444) in a folder target.
+    public var isBlob: Bool
+    public var contentType: String
+    public var cacheControl: String
+
+    /// `assets/<sha256>`: never changes, cached forever. Slide ciphertext is `application/octet-stream`;
+    /// a public image gets the `contentType` its manifest reference gives.
+    public static func blob(contentType: String?) -> PublishedKind {
+        PublishedKind(isBlob: true, contentType: contentType ?? "application/octet-stream",
+                      cacheControl: "public, max-age=31536000, immutable")
+    }
+
+    public static let blob = blob(contentType: nil)
     /// `<kind>/<id>/<packageVersion>.json`: named by its content, never changes.
-    case manifest
+    public static let manifest = PublishedKind(isBlob: false, contentType: "application/json", cacheControl: "public, max-age=31536000, immutable")
     /// `index.json`: the commit point, replaced on every publish.
-    case index
-
-    public var contentType: String {
-        switch self {
-        case .blob: "application/octet-stream"
-        case .manifest, .index: "application/json"
-        }
-    }
-
-    public var cacheControl: String {
-        switch self {
-        case .blob, .manifest: "public, max-age=31536000, immutable"
-        case .index: "no-cache"
-        }
-    }
+    public static let index = PublishedKind(isBlob: false, contentType: "application/json", cacheControl: "no-cache")
 }
 
 /// Where `push` publishes a package and what `gc` cleans: a folder or an S3 bucket prefix, both with

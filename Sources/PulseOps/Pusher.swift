@@ -61,7 +61,7 @@ public struct Pusher: Sendable {
             let path = "assets/\(reference.assetHash)"
             if try target.size(of: path) == reference.bytes { return count(uploaded: false, bytes: 0) }
             let data = try local.verifiedBlob(reference)
-            try target.write(path, data: data, kind: .blob)
+            try target.write(path, data: data, kind: .blob(contentType: local.contentTypes[reference.assetHash]))
             count(uploaded: true, bytes: data.count)
         }
 

@@ -53,6 +53,7 @@ final class MotoServer: Sendable {
             # Our parent is the test process until it exits (even as a zombie): then we are re-parented.
             while [ "$(cut -d' ' -f4 /proc/$$/stat)" = "$3" ] && kill -0 $moto 2>/dev/null; do sleep 1; done
             kill -9 $moto 2>/dev/null
+            rm -f "$2"
             """, "moto-watchdog", Self.binary.path, log.path, "\(getpid())"]
         // Not the test's stdout/stderr: swift test waits for those pipes to close.
         process.standardInput = FileHandle.nullDevice

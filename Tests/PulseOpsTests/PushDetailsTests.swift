@@ -52,6 +52,10 @@ import Testing
         let blob = try head("assets/\(TestPackage.hash("cache slide"))")
         #expect(blob["cache-control"] == "public, max-age=31536000, immutable")
         #expect(blob["x-amz-checksum-sha256"] != nil)
+        #expect(blob["content-type"] == "application/octet-stream")
+        let logo = try head("assets/\(TestPackage.hash("logo-v1"))")
+        #expect(logo["content-type"] == "image/png", "a public image keeps the contentType its manifest gives")
+        #expect(logo["cache-control"] == "public, max-age=31536000, immutable")
         let index = try head("index.json")
         #expect(index["cache-control"] == "no-cache")
         #expect(index["content-type"] == "application/json")
@@ -78,5 +82,16 @@ import Testing
                 #expect(text.isEmpty)
             }
         }
+    }
+}
+
+struct MediaTypeTests {
+    @Test func onlyPlainMediaTypesBecomeHeaders() {
+        #expect(LocalPackage.isMediaType("image/png"))
+        #expect(LocalPackage.isMediaType("image/svg+xml"))
+        #expect(!LocalPackage.isMediaType("image/png\r\nX-Evil: 1"))
+        #expect(!LocalPackage.isMediaType("image/png; charset=x"))
+        #expect(!LocalPackage.isMediaType("png"))
+        #expect(!LocalPackage.isMediaType("/png"))
     }
 }
