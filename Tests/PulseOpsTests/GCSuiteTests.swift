@@ -138,6 +138,31 @@ import Testing
         #expect(try PulsePackage(root: package.root).readIndex().sessions["keynote"]?.packageVersion == current)
     }
 
+    /// Newest by publish time (mtime), not by name; the current one stays even when it is the oldest
+    /// (a rollback re-pointed index.json at it).
+    @Test func keepCountsNewestByPublishTimeAndAlwaysKeepsTheCurrent() throws {
+        let package = TestPackage()
+        defer { package.cleanUp() }
+        let day: TimeInterval = 86400
+        let v1 = try package.publish(slides: ["k1"], mtime: Date().addingTimeInterval(-9 * day))
+        let v2 = try package.publish(slides: ["k2"], mtime: Date().addingTimeInterval(-8 * day))
+        let v3 = try package.publish(slides: ["k3"], mtime: Date().addingTimeInterval(-7 * day))
+        var index = try package.package.readIndex()
+        index.sessions["keynote"]!.packageVersion = v1
+        try package.package.writeIndex(index)
+        for hash in ["k1", "k2", "k3"].map(TestPackage.hash) {
+            try package.setModified(package.package.assets.url(for: hash), Date().addingTimeInterval(-9 * day))
+        }
+        let result = runCLI(GCCommand.make, [package.root.path, "--keep", "1", "--grace", "1d", "--json"])
+        #expect(result.code == 0, "\(result.err)")
+        let report = try JSONSerialization.jsonObject(with: Data(result.out.joined().utf8)) as! [String: Any]
+        #expect(report["manifests"] as? [String] == ["sessions/keynote/\(v2).json"])
+        #expect(report["blobs"] as? [String] == ["assets/\(TestPackage.hash("k2"))"])
+        for kept in [v1, v3] {
+            #expect(FileManager.default.fileExists(atPath: package.package.manifestURL(.sessions, id: "keynote", packageVersion: kept).path))
+        }
+    }
+
     @Test func durations() throws {
         #expect(try GCCommand.parseDuration("7d") == 7 * 86400)
         #expect(try GCCommand.parseDuration("12h") == 12 * 3600)
