@@ -10,6 +10,14 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
 
+func target(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
+    .target(name: name, dependencies: dependencies, swiftSettings: swiftSettings)
+}
+
+func testTarget(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
+    .testTarget(name: name, dependencies: dependencies, swiftSettings: swiftSettings)
+}
+
 let package = Package(
     name: "pulse-pack",
     products: [
@@ -25,44 +33,29 @@ let package = Package(
         systemLibrary("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
 
         // Safe wrappers: the only modules that import C or touch unsafe pointers.
-        .target(name: "PulseCrypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
-        .target(name: "PulsePDF", dependencies: ["CQPDF", "PulseCrypto"], swiftSettings: swiftSettings),
-        .target(name: "PulseImage", dependencies: ["CZlib"], swiftSettings: swiftSettings),
+        target("PulseCrypto", ["COpenSSL"]),
+        target("PulsePDF", ["CQPDF", "PulseCrypto"]),
+        target("PulseImage", ["CZlib"]),
 
         // Pure-Swift domain.
-        .target(name: "PulseCore", dependencies: ["PulseCrypto"], swiftSettings: swiftSettings),
-        .target(name: "PulseStore", dependencies: ["PulseCore", "PulseCrypto"], swiftSettings: swiftSettings),
-        .target(name: "PulseCommandLine", swiftSettings: swiftSettings),
-        .target(
-            name: "PulsePack",
-            dependencies: ["PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseImage", "PulseCommandLine", "PulseAge"],
-            swiftSettings: swiftSettings
-        ),
+        target("PulseCore", ["PulseCrypto"]),
+        target("PulseStore", ["PulseCore", "PulseCrypto"]),
+        target("PulseCommandLine", []),
+        target("PulseAge", ["PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine"]),
+        target("PulseOps", ["PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine"]),
+        target("PulsePack", [
+            "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseImage", "PulseCommandLine", "PulseAge", "PulseOps",
+        ]),
 
         // Thin executables: parse arguments, call a library.
         .executableTarget(name: "pulse-pack", dependencies: ["PulsePack"], swiftSettings: swiftSettings),
 
-        .testTarget(name: "PulseCryptoTests", dependencies: ["PulseCrypto", "PulseCore"], swiftSettings: swiftSettings),
-        .testTarget(name: "PulseCoreTests", dependencies: ["PulseCore"], swiftSettings: swiftSettings),
-        .testTarget(name: "PulseCommandLineTests", dependencies: ["PulseCommandLine"], swiftSettings: swiftSettings),
-        .testTarget(
-            name: "PulsePackTests",
-            dependencies: ["PulsePack", "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseAge"],
-            swiftSettings: swiftSettings
-        ),
-
-        // --- keys branch: sealed key tables in the age format (docs/key-handoff.md) ---
-        .target(
-            name: "PulseAge",
-            dependencies: ["PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine"],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "PulseAgeTests",
-            dependencies: ["PulseAge", "PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine"],
-            swiftSettings: swiftSettings
-        ),
-        // --- end keys branch ---
+        testTarget("PulseCryptoTests", ["PulseCrypto", "PulseCore"]),
+        testTarget("PulseCoreTests", ["PulseCore"]),
+        testTarget("PulseCommandLineTests", ["PulseCommandLine"]),
+        testTarget("PulseAgeTests", ["PulseAge", "PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine"]),
+        testTarget("PulseOpsTests", ["PulseOps", "PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine"]),
+        testTarget("PulsePackTests", ["PulsePack", "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseAge"]),
     ],
     swiftLanguageModes: [.v6]
 )

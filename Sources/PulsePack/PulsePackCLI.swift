@@ -2,6 +2,7 @@ import Foundation
 import PulseAge
 import PulseCommandLine
 import PulseCore
+import PulseOps
 import PulsePDF
 import PulseStore
 
@@ -22,6 +23,8 @@ public enum PulsePackCLI {
                 KeysCommand.make(console: KeysCommand.Console(
                     print: terminal.print, printError: terminal.printError,
                     writeOutput: { try FileHandle.standardOutput.write(contentsOf: $0) })),
+                PushCommand.command,
+                GCCommand.command,
             ] + extra)
     }
 

@@ -1,0 +1,92 @@
+import Foundation
+import PulseStore
+
+/// A push target on a file system: a mounted origin folder or the source folder of an rsync.
+/// Every file is written atomically (temp file, fsync, rename, fsync of the folder), blobs 0444.
+public struct FolderTarget: PushTarget {
+    public let root: URL
+    /// Writes a file atomically; replaceable so tests can inject a full disk.
+    let writeFile: @Sendable (Data, URL, mode_t) throws -> Void
+
+    public init(root: URL) {
+        self.init(root: root, writeFile: { data, url, mode in try AtomicFile.write(data, to: url, mode: mode) })
+    }
+
+    init(root: URL, writeFile: @escaping @Sendable (Data, URL, mode_t) throws -> Void) {
+        self.root = root.standardizedFileURL
+        self.writeFile = writeFile
+    }
+
+    public var displayName: String { root.path }
+
+    func url(_ path: String) -> URL { root.appendingPathComponent(path) }
+
+    public func prepare() throws {
+        try Self.makeFolders(root)
+        guard access(root.path, W_OK) == 0 else { throw StoreError.system(root.path, "not writable", errno: errno) }
+    }
+
+    public func size(of path: String) throws -> Int? {
+        var info = stat()
+        guard stat(url(path).path, &info) == 0 else {
+            if errno == ENOENT || errno == ENOTDIR { return nil }
+            throw StoreError.system(url(path).path, "stat", errno: errno)
+        }
+        return info.st_mode & S_IFMT == S_IFREG ? Int(info.st_size) : nil
+    }
+
+    public func read(_ path: String) throws -> Data? {
+        guard try size(of: path) != nil else { return nil }
+        do { return try Data(contentsOf: url(path)) } catch {
+            throw StoreError(path: url(path).path, "cannot read: \(error.localizedDescription)")
+        }
+    }
+
+    public func write(_ path: String, data: Data, kind: PublishedKind) throws {
+        let destination = url(path)
+        try Self.makeFolders(destination.deletingLastPathComponent())
+        try writeFile(data, destination, kind.isBlob ? 0o444 : 0o644)
+    }
+
+    public func list(under prefix: String) throws -> [TargetObject] {
+        let start = url(prefix)
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: start.path, isDirectory: &isFolder) else { return [] }
+        guard isFolder.boolValue else { return [] }
+        guard let enumerator = FileManager.default.enumerator(
+            at: start, includingPropertiesForKeys: [.isRegularFileKey, .fileSizeKey, .contentModificationDateKey])
+        else { throw StoreError(path: start.path, "cannot list") }
+        var objects: [TargetObject] = []
+        let rootPath = root.path.hasSuffix("/") ? root.path : root.path + "/"
+        for case let file as URL in enumerator {
+            let values = try? file.resourceValues(forKeys: [.isRegularFileKey, .fileSizeKey, .contentModificationDateKey])
+            guard values?.isRegularFile == true else { continue }
+            let full = file.standardizedFileURL.path
+            guard full.hasPrefix(rootPath) else { continue }
+            objects.append(TargetObject(
+                path: String(full.dropFirst(rootPath.count)), size: values?.fileSize ?? 0,
+                modified: values?.contentModificationDate ?? .distantPast))
+        }
+        return objects.sorted { $0.path < $1.path }
+    }
+
+    /// mkdir -p with the system's reason on failure ("Read-only file system", "Permission denied").
+    static func makeFolders(_ url: URL) throws {
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) {
+            guard isFolder.boolValue else { throw StoreError(path: url.path, "exists and is not a folder") }
+            return
+        }
+        let parent = url.deletingLastPathComponent()
+        if parent.path != url.path { try makeFolders(parent) }
+        guard mkdir(url.path, 0o755) == 0 || errno == EEXIST else {
+            throw StoreError.system(url.path, "cannot create folder", errno: errno)
+        }
+    }
+
+    public func delete(_ path: String) throws {
+        guard unlink(url(path).path) == 0 || errno == ENOENT else {
+            throw StoreError.system(url(path).path, "cannot delete", errno: errno)
+        }
+    }
+}

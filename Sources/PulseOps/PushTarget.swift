@@ -1,0 +1,42 @@
+import Foundation
+
+/// What a published file is, which decides how it is served.
+public struct PublishedKind: Sendable, Equatable {
+    /// Blobs are stored read-only (0444) in a folder target.
+    public var isBlob: Bool
+    public var contentType: String
+    public var cacheControl: String
+
+    /// `assets/<sha256>`: never changes, cached forever. Slide ciphertext is `application/octet-stream`;
+    /// a public image gets the `contentType` its manifest reference gives.
+    public static func blob(contentType: String?) -> PublishedKind {
+        PublishedKind(isBlob: true, contentType: contentType ?? "application/octet-stream",
+                      cacheControl: "public, max-age=31536000, immutable")
+    }
+
+    public static let blob = blob(contentType: nil)
+    /// `<kind>/<id>/<packageVersion>.json`: named by its content, never changes.
+    public static let manifest = PublishedKind(isBlob: false, contentType: "application/json", cacheControl: "public, max-age=31536000, immutable")
+    /// `index.json`: the commit point, replaced on every publish.
+    public static let index = PublishedKind(isBlob: false, contentType: "application/json", cacheControl: "no-cache")
+}
+
+/// Where `push` publishes a package and what `gc` cleans: a folder or an S3 bucket prefix, both with
+/// the package layout (`index.json`, `assets/<sha256>`, `<kind>/<id>/<packageVersion>.json`).
+/// Paths are relative to the target root and use `/`.
+public protocol PushTarget: Sendable {
+    /// How errors and reports name the target (a folder path or `s3://bucket/prefix`).
+    var displayName: String { get }
+    /// Checks that the target can be reached and used (credentials, bucket, folder) before any work.
+    func prepare() throws
+    /// The size of the file at `path`, or nil if there is none (stat or HEAD).
+    func size(of path: String) throws -> Int?
+    /// The bytes at `path`, or nil if there is none.
+    func read(_ path: String) throws -> Data?
+    /// Publishes `data` at `path` all-or-nothing: a reader sees the old file (or none) or the new one.
+    func write(_ path: String, data: Data, kind: PublishedKind) throws
+    /// Every file under `prefix` (recursively), with its size and publish time.
+    func list(under prefix: String) throws -> [TargetObject]
+    /// Removes the file at `path` (no error if it is already gone).
+    func delete(_ path: String) throws
+}

@@ -1,0 +1,42 @@
+import Foundation
+
+/// A push target in S3-compatible storage: `s3://bucket/prefix`.
+public struct S3Target: PushTarget {
+    public let client: S3Client
+    /// Key prefix without a trailing slash ("" for the bucket root).
+    public let prefix: String
+
+    public init(client: S3Client, prefix: String) {
+        self.client = client
+        var prefix = prefix
+        while prefix.hasSuffix("/") { prefix.removeLast() }
+        while prefix.hasPrefix("/") { prefix.removeFirst() }
+        self.prefix = prefix
+    }
+
+    public var displayName: String { "s3://\(client.bucket)" + (prefix.isEmpty ? "" : "/\(prefix)") }
+
+    func key(_ path: String) -> String { prefix.isEmpty ? path : "\(prefix)/\(path)" }
+
+    public func prepare() throws { try client.checkBucket() }
+
+    public func size(of path: String) throws -> Int? { try client.head(key(path)) }
+
+    public func read(_ path: String) throws -> Data? { try client.get(key(path)) }
+
+    public func write(_ path: String, data: Data, kind: PublishedKind) throws {
+        try client.put(key(path), body: data, contentType: kind.contentType, cacheControl: kind.cacheControl)
+    }
+
+    public func list(under path: String) throws -> [TargetObject] {
+        let base = prefix.isEmpty ? "" : prefix + "/"
+        return try client.list(prefix: base + path).compactMap { object in
+            guard object.path.hasPrefix(base) else { return nil }
+            var object = object
+            object.path = String(object.path.dropFirst(base.count))
+            return object
+        }
+    }
+
+    public func delete(_ path: String) throws { try client.delete(key(path)) }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import PulseCommandLine
+import Synchronization
+import Testing
+@testable import PulseOps
+
+/// The two kinds of push target; the push and gc suites run once per kind (restic's backend tests).
+enum TargetKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case folder, s3
+    var testDescription: String { rawValue }
+}
+
+/// One target of a kind, plus how to name it on the command line.
+struct Harness {
+    let kind: TargetKind
+    let target: any PushTarget
+    /// `--to` value or gc positional.
+    let location: String
+    /// Extra command-line options (endpoint, region, retries).
+    let options: [String]
+    /// Environment variables (credentials) for the CLI.
+    let variables: [String: String]
+    let cleanUp: () -> Void
+
+    init(_ kind: TargetKind) throws {
+        self.kind = kind
+        switch kind {
+        case .folder:
+            let root = TestPackage.temporaryFolder("pulse-target").appendingPathComponent("cdn")
+            target = FolderTarget(root: root)
+            location = root.path
+            options = []
+            variables = [:]
+            cleanUp = { try? FileManager.default.removeItem(at: root.deletingLastPathComponent()) }
+        case .s3:
+            let moto = try MotoServer.require()
+            let bucket = try moto.makeBucket()
+            target = S3Target(client: moto.client(bucket: bucket), prefix: "live/pulse")
+            location = "s3://\(bucket)/live/pulse"
+            options = ["--endpoint", moto.endpoint.absoluteString, "--region", "us-east-1", "--retries", "1"]
+            variables = ["AWS_ACCESS_KEY_ID": moto.credentials.accessKeyId, "AWS_SECRET_ACCESS_KEY": moto.credentials.secretAccessKey]
+            cleanUp = {}
+        }
+    }
+
+    /// Every file path on the target.
+    func paths() throws -> Set<String> { Set(try target.list(under: "").map(\.path)) }
+}
+
+/// Output of one CLI run.
+struct CLIResult {
+    var code: Int32
+    var out: [String]
+    var err: String
+}
+
+/// Runs a push/gc command as the tool would, with captured output.
+func runCLI(
+    _ make: (OpsEnvironment) -> Command, _ arguments: [String], variables: [String: String] = [:],
+    home: String? = nil, now: Date = Date()
+) -> CLIResult {
+    let out = Mutex<[String]>([])
+    let err = Mutex<String>("")
+    let environment = OpsEnvironment(
+        variables: variables, home: home ?? "/nonexistent-home",
+        standardOutput: { line in out.withLock { $0.append(line) } },
+        standardError: { text in err.withLock { $0 += text } }, errorIsTerminal: false, now: { now })
+    let code = CommandLineTool.main(
+        make(environment), arguments: arguments,
+        errorHandler: { error in err.withLock { $0 += "unexpected: \(error)\n" }; return 99 },
+        print: { line in out.withLock { $0.append(line) } },
+        printError: { line in err.withLock { $0 += line + "\n" } })
+    return CLIResult(code: code, out: out.withLock { $0 }, err: err.withLock { $0 })
+}
+
+/// A target wrapper that records the order of writes and can fail after a number of them
+/// (a push killed halfway, a disk filling up).
+final class RecordingTarget: PushTarget, @unchecked Sendable {
+    let inner: any PushTarget
+    let failAfter: Int?
+    private let state = Mutex<(writes: [String], count: Int)>(([], 0))
+
+    init(_ inner: any PushTarget, failAfter: Int? = nil) {
+        self.inner = inner
+        self.failAfter = failAfter
+    }
+
+    var writes: [String] { state.withLock { $0.writes } }
+    var displayName: String { inner.displayName }
+    func prepare() throws { try inner.prepare() }
+    func size(of path: String) throws -> Int? { try inner.size(of: path) }
+    func read(_ path: String) throws -> Data? { try inner.read(path) }
+    func list(under prefix: String) throws -> [TargetObject] { try inner.list(under: prefix) }
+    func delete(_ path: String) throws { try inner.delete(path) }
+
+    func write(_ path: String, data: Data, kind: PublishedKind) throws {
+        let proceed = state.withLock { state in
+            if let failAfter, state.count >= failAfter { return false }
+            state.count += 1
+            return true
+        }
+        guard proceed else { throw OpsError(.failure, "\(displayName)/\(path)", "killed (test)") }
+        try inner.write(path, data: data, kind: kind)
+        state.withLock { $0.writes.append(path) }
+    }
+}

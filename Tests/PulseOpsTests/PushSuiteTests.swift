@@ -1,0 +1,117 @@
+import Foundation
+import PulseCore
+import Testing
+@testable import PulseOps
+
+/// One push suite, run against a folder target and against S3 (moto with signature checking).
+@Suite(.serialized) struct PushSuiteTests {
+    static let slides = ["slide one ciphertext", "slide two ciphertext", "slide three ciphertext"]
+
+    @Test(arguments: TargetKind.allCases)
+    func pushPublishesThePublicPartOnlyAndASecondPushSendsNothing(kind: TargetKind) throws {
+        let harness = try Harness(kind)
+        let package = TestPackage()
+        defer { package.cleanUp(); harness.cleanUp() }
+        try package.publish(slides: Self.slides)
+
+        let first = runCLI(PushCommand.make, [package.root.path, "--to", harness.location, "--json"] + harness.options, variables: harness.variables)
+        #expect(first.code == 0, "\(first.err)")
+        let report = try JSONSerialization.jsonObject(with: Data(first.out.joined().utf8)) as! [String: Any]
+        // 3 slides + logo, 3 manifests, index.json.
+        #expect(report["uploaded"] as? Int == 8)
+        #expect(report["skipped"] as? Int == 0)
+        #expect((report["bytes"] as? Int ?? 0) > 0)
+        #expect(report["seconds"] is Double || report["seconds"] is Int)
+
+        let paths = try harness.paths()
+        #expect(paths.contains("index.json"))
+        for slide in Self.slides { #expect(paths.contains("assets/\(TestPackage.hash(slide))")) }
+        #expect(paths.filter { $0.hasPrefix("sessions/keynote/") }.count == 1)
+        #expect(!paths.contains { $0.hasPrefix("keys/") || $0 == "secret" || $0 == ".lock" || $0.contains(".tmp-") })
+        #expect(try harness.target.read("index.json") == (try Data(contentsOf: package.package.indexURL)))
+
+        let second = runCLI(PushCommand.make, [package.root.path, "--to", harness.location, "--json"] + harness.options, variables: harness.variables)
+        #expect(second.code == 0, "\(second.err)")
+        let again = try JSONSerialization.jsonObject(with: Data(second.out.joined().utf8)) as! [String: Any]
+        #expect(again["uploaded"] as? Int == 0)
+        #expect(again["skipped"] as? Int == 8)
+        #expect(again["bytes"] as? Int == 0)
+    }
+
+    @Test(arguments: TargetKind.allCases)
+    func blobsGoFirstManifestsNextIndexLast(kind: TargetKind) throws {
+        let harness = try Harness(kind)
+        let package = TestPackage()
+        defer { package.cleanUp(); harness.cleanUp() }
+        try package.publish(slides: Self.slides)
+        let recorder = RecordingTarget(harness.target)
+        _ = try Pusher(package: package.package, target: recorder, jobs: 3).run()
+
+        let writes = recorder.writes
+        #expect(writes.last == "index.json")
+        let firstManifest = writes.firstIndex { !$0.hasPrefix("assets/") }!
+        #expect(writes[..<firstManifest].allSatisfy { $0.hasPrefix("assets/") })
+        #expect(writes[firstManifest...].allSatisfy { !$0.hasPrefix("assets/") })
+        #expect(writes.count == 8)
+    }
+
+    @Test(arguments: TargetKind.allCases)
+    func aPushKilledHalfwayPublishesNothingAndARerunFinishes(kind: TargetKind) throws {
+        let harness = try Harness(kind)
+        let package = TestPackage()
+        defer { package.cleanUp(); harness.cleanUp() }
+        try package.publish(slides: Self.slides)
+
+        let killed = RecordingTarget(harness.target, failAfter: 2)
+        #expect(throws: OpsError.self) { try Pusher(package: package.package, target: killed, jobs: 1).run() }
+        var paths = try harness.paths()
+        #expect(paths.count == 2 && paths.allSatisfy { $0.hasPrefix("assets/") }, "only blobs, no manifest, no index: \(paths)")
+
+        // Killed after blobs and some manifests: still no index.json.
+        let killedLater = RecordingTarget(harness.target, failAfter: 3)
+        #expect(throws: OpsError.self) { try Pusher(package: package.package, target: killedLater, jobs: 1).run() }
+        paths = try harness.paths()
+        #expect(!paths.contains("index.json"))
+
+        let report = try Pusher(package: package.package, target: harness.target).run()
+        #expect(report.skipped == 5)
+        #expect(report.uploaded == 3)
+        #expect(try harness.paths().count == 8)
+    }
+
+    @Test(arguments: TargetKind.allCases)
+    func aCorruptedLocalBlobIsNeverUploaded(kind: TargetKind) throws {
+        let harness = try Harness(kind)
+        let package = TestPackage()
+        defer { package.cleanUp(); harness.cleanUp() }
+        try package.publish(slides: Self.slides)
+        let damaged = TestPackage.hash(Self.slides[1])
+        try package.corrupt(damaged)
+
+        let result = runCLI(PushCommand.make, [package.root.path, "--to", harness.location] + harness.options, variables: harness.variables)
+        #expect(result.code == 65)
+        let lines = result.err.split(separator: "\n")
+        #expect(lines.count == 1)
+        #expect(result.err.contains("assets/\(damaged)") && result.err.contains("damaged"), "\(result.err)")
+        let paths = try harness.paths()
+        #expect(!paths.contains("assets/\(damaged)"))
+        #expect(!paths.contains("index.json"))
+        #expect(!paths.contains { !$0.hasPrefix("assets/") }, "no manifest may be published: \(paths)")
+    }
+
+    @Test(arguments: TargetKind.allCases)
+    func aNewVersionPublishesOnlyWhatChanged(kind: TargetKind) throws {
+        let harness = try Harness(kind)
+        let package = TestPackage()
+        defer { package.cleanUp(); harness.cleanUp() }
+        try package.publish(slides: Self.slides)
+        _ = try Pusher(package: package.package, target: harness.target).run()
+        let v2 = try package.publish(slides: [Self.slides[0], "a brand new slide"])
+        let report = try Pusher(package: package.package, target: harness.target).run()
+        // New: one blob, the new session manifest, index.json.
+        #expect(report.uploaded == 3)
+        let index = try JSONDecoder().decode(PackageIndex.self, from: try harness.target.read("index.json")!)
+        #expect(index.sessions["keynote"]?.packageVersion == v2)
+        #expect(try harness.target.size(of: "sessions/keynote/\(v2).json") != nil)
+    }
+}
