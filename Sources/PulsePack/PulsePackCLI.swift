@@ -23,8 +23,8 @@ public enum PulsePackCLI {
                 KeysCommand.make(console: KeysCommand.Console(
                     print: terminal.print, printError: terminal.printError,
                     writeOutput: { try FileHandle.standardOutput.write(contentsOf: $0) })),
-                PushCommand.command,
-                GCCommand.command,
+                PushCommand.make(terminal.opsEnvironment),
+                GCCommand.make(terminal.opsEnvironment),
             ] + extra)
     }
 

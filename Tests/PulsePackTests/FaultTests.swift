@@ -100,6 +100,82 @@ struct FaultTests {
     }
 }
 
+extension FaultTests {
+    /// A package of `count` unique image slides (about 20 KB each).
+    static func bigPackage(_ count: Int, in folder: URL) throws -> URL {
+        let deck = folder.appendingPathComponent("big-deck")
+        try FileManager.default.createDirectory(at: deck, withIntermediateDirectories: true)
+        let sample = Array(try Data(contentsOf: Support.keynoteImages.appendingPathComponent("slide1.png")))
+        for n in 1...count {
+            try Data(Support.pngWithText(sample, "slide \(n)")).write(to: deck.appendingPathComponent("slide\(n).png"))
+        }
+        let out = folder.appendingPathComponent("pkg")
+        try Support.build(try Support.sessionFile(in: folder, deck: deck), out: out)
+        return out
+    }
+
+    /// Every manifest a target's index.json names is there, and every blob those manifests name is there
+    /// with the right bytes: what a phone or CDN may see at any moment.
+    static func targetIsConsistent(_ target: URL) throws -> [String] {
+        let index = target.appendingPathComponent("index.json")
+        guard FileManager.default.fileExists(atPath: index.path) else { return [] }  // nothing published yet
+        let published = PulsePackage(root: target)
+        var problems: [String] = []
+        for (id, entry) in try published.readIndex().sessions {
+            guard let manifest = try? published.readManifest(.sessions, id: id, packageVersion: entry.packageVersion) else {
+                problems.append("manifest of \(id) missing")
+                continue
+            }
+            for reference in manifest.assetReferences where (try? published.assets.read((reference.assetHash, reference.bytes))) == nil {
+                problems.append("blob \(reference.assetHash) missing or damaged")
+            }
+        }
+        return problems
+    }
+
+    /// `pulse-pack push` to a folder, killed at many moments: the target never shows an index naming
+    /// something it lacks, and a re-run finishes the job and then uploads nothing.
+    @Test func killNineDuringPushNeverExposesAMissingBlob() throws {
+        let binary = Support.binary
+        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the pulse-pack executable first (swift build)")
+        let folder = try Support.temporaryFolder()
+        let package = try Self.bigPackage(200, in: folder)
+        let target = folder.appendingPathComponent("cdn")
+        var killedEarly = 0
+        for delay in [0.01, 0.02, 0.04, 0.06, 0.1, 0.15, 0.25] {
+            let process = Process()
+            process.executableURL = binary
+            process.arguments = ["push", package.path, "--to", target.path, "--json"]
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            Thread.sleep(forTimeInterval: delay)
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            #expect(try Self.targetIsConsistent(target).isEmpty, "after kill at \(delay) s")
+            if !FileManager.default.fileExists(atPath: target.appendingPathComponent("index.json").path) { killedEarly += 1 }
+        }
+        #expect(killedEarly > 0, "at least one kill must land before the index is published")
+        #expect(Support.cli(["push", package.path, "--to", target.path]).code == 0)
+        #expect(try Self.targetIsConsistent(target).isEmpty)
+        let again = Support.cli(["push", package.path, "--to", target.path, "--json"])
+        #expect(again.code == 0)
+        let report = try JSONValue.parse(Data(again.out.joined(separator: "\n").utf8))
+        #expect(report["uploaded"] == 0)
+    }
+
+    @Test(.enabled(if: isRoot, "needs root to mount a tmpfs")) func pushToAFullFolderPublishesNothing() throws {
+        let folder = try Support.temporaryFolder()
+        let package = try Self.bigPackage(40, in: folder)  // about 900 KB of blobs
+        let mount = try Mount(size: "300k")
+        defer { mount.done() }
+        let target = mount.path.appendingPathComponent("cdn")
+        let result = Support.cli(["push", package.path, "--to", target.path])
+        #expect(result.code == 1)
+        #expect(!FileManager.default.fileExists(atPath: target.appendingPathComponent("index.json").path))
+        #expect(try Self.targetIsConsistent(target).isEmpty)
+    }
+}
+
 extension Support {
     /// The `pulse-pack` executable built next to the test bundle.
     static var binary: URL {
