@@ -15,6 +15,7 @@ let package = Package(
     products: [
         .executable(name: "pulse-pack", targets: ["pulse-pack"]),
         .library(name: "PulsePack", targets: ["PulsePack"]),
+        .executable(name: "pulse-origin", targets: ["pulse-origin"]),  // pulse-origin (static asset origin)
     ],
     targets: [
         // C, bottom: module map + shim header + pkg-config name.
@@ -50,6 +51,22 @@ let package = Package(
             dependencies: ["PulsePack", "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF"],
             swiftSettings: swiftSettings
         ),
+
+        // ── pulse-origin: static asset origin on libmicrohttpd (docs/origin.md) ──────────────────────
+        // PulseHTTPServer is the only module importing CMicroHTTPD; PulseOrigin is pure Swift.
+        .target(name: "PulseHTTPServer", dependencies: ["CMicroHTTPD"], swiftSettings: swiftSettings),
+        .target(
+            name: "PulseOrigin",
+            dependencies: ["PulseHTTPServer", "PulseStore", "PulseCore", "PulseCrypto", "PulseCommandLine"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(name: "pulse-origin", dependencies: ["PulseOrigin"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PulseOriginTests",
+            dependencies: ["PulseOrigin", "PulseHTTPServer", "PulseCrypto"],
+            swiftSettings: swiftSettings
+        ),
+        // ── end pulse-origin ─────────────────────────────────────────────────────────────────────────
     ],
     swiftLanguageModes: [.v6]
 )

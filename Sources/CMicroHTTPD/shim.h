@@ -3,3 +3,9 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <microhttpd.h>
+
+/* MHD_get_connection_info is variadic, which Swift cannot call: one non-variadic helper for pulse-origin. */
+static inline const struct sockaddr *pulse_mhd_client_address(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    return info ? info->client_addr : (const struct sockaddr *)0;
+}
