@@ -53,6 +53,12 @@ public struct HTTPRequestHeaders: Sendable {
         }
     }
 
+    /// Adds a header whose name is already lowercase and not present yet (the server's fast path).
+    mutating func append(lowercaseName name: String, _ value: [UInt8]) {
+        names.append(name)
+        values.append(value)
+    }
+
     /// The value of header `name` (give it in lowercase), or nil when absent.
     public subscript(_ name: String) -> [UInt8]? {
         for index in names.indices where names[index] == name { return values[index] }

@@ -9,7 +9,8 @@ public protocol HTTPResponder: Sendable {
 
 /// One finished request, for the access log.
 public struct HTTPExchange: Sendable {
-    public var client: String
+    /// The client's IP address as text (`127.0.0.1`, `::1`), `-` if unknown.
+    public var client: [UInt8]
     /// The method as sent (empty when the request line never arrived in full).
     public var method: String
     public var target: [UInt8]
@@ -25,7 +26,7 @@ public struct HTTPExchange: Sendable {
     public var completed: Bool
 
     public init(
-        client: String, method: String, target: [UInt8], status: Int, bodyBytes: Int,
+        client: [UInt8], method: String, target: [UInt8], status: Int, bodyBytes: Int,
         durationNanoseconds: UInt64, note: String, completed: Bool
     ) {
         self.client = client

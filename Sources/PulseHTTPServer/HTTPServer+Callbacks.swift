@@ -21,7 +21,7 @@ let completedCallback: MHD_RequestCompletedCallback = { cls, connection, context
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
     let context = Unmanaged<RequestContext>.fromOpaque(raw).takeRetainedValue()
     server.inFlight.subtract(1, ordering: .relaxed)
-    var client = "-"
+    var client: [UInt8] = [0x2d]
     if let connection { client = addressText(pulse_mhd_client_address(connection)) }
     let exchange = HTTPExchange(
         client: client, method: context.methodText, target: context.target, status: context.status,
@@ -67,7 +67,7 @@ extension HTTPServer {
         var headers = HTTPRequestHeaders()
         for name in configuration.requestHeaders {
             if let value = MHD_lookup_connection_value(connection, .HEADER_KIND, name) {
-                headers.add(name, [UInt8](UnsafeRawBufferPointer(start: value, count: strlen(value))))
+                headers.append(lowercaseName: name, [UInt8](UnsafeRawBufferPointer(start: value, count: strlen(value))))
             }
         }
         let request = HTTPRequest(method: context.method, target: context.target, headers: headers)

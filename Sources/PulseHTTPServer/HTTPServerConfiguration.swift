@@ -16,7 +16,7 @@ extension HTTPServer {
         public var idleTimeoutSeconds: Int = 15
         /// Memory per connection for the request line, headers and response headers; a request whose line
         /// and headers do not fit in about half of it is refused (431).
-        public var connectionMemoryBytes: Int = 32 * 1024
+        public var connectionMemoryBytes: Int = 16 * 1024
         /// listen(2) backlog.
         public var listenBacklog: Int = 511
         /// Request headers collected for the responder (lowercase names); others are not read.

@@ -64,19 +64,29 @@ struct ListenSocket {
     }
 }
 
-/// Text form of a client address (`127.0.0.1`, `::1`).
-func addressText(_ address: UnsafePointer<sockaddr>?) -> String {
-    guard let address else { return "-" }
-    var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+/// Text form of a client address (`127.0.0.1`, `::1`) as bytes; IPv4 without any allocation but the result.
+func addressText(_ address: UnsafePointer<sockaddr>?) -> [UInt8] {
+    guard let address else { return [0x2d] }
     switch Int32(address.pointee.sa_family) {
     case AF_INET:
-        var v4 = UnsafeRawPointer(address).load(as: sockaddr_in.self)
-        inet_ntop(AF_INET, &v4.sin_addr, &text, socklen_t(text.count))
+        let v4 = UnsafeRawPointer(address).load(as: sockaddr_in.self)
+        let value = UInt32(bigEndian: v4.sin_addr.s_addr)
+        var out: [UInt8] = []
+        out.reserveCapacity(15)
+        for shift in [24, 16, 8, 0] {
+            let octet = UInt8(truncatingIfNeeded: value >> UInt32(shift))
+            if octet >= 100 { out.append(0x30 + octet / 100) }
+            if octet >= 10 { out.append(0x30 + (octet / 10) % 10) }
+            out.append(0x30 + octet % 10)
+            if shift != 0 { out.append(0x2e) }
+        }
+        return out
     case AF_INET6:
         var v6 = UnsafeRawPointer(address).load(as: sockaddr_in6.self)
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
         inet_ntop(AF_INET6, &v6.sin6_addr, &text, socklen_t(text.count))
+        return text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
     default:
-        return "-"
+        return [0x2d]
     }
-    return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
