@@ -63,7 +63,7 @@ let package = Package(
         .executableTarget(name: "pulse-origin", dependencies: ["PulseOrigin"], swiftSettings: swiftSettings),
         .testTarget(
             name: "PulseOriginTests",
-            dependencies: ["PulseOrigin", "PulseHTTPServer", "PulseCrypto"],
+            dependencies: ["PulseOrigin", "PulseHTTPServer", "PulseCrypto", "PulseCommandLine"],
             swiftSettings: swiftSettings
         ),
         // ── end pulse-origin ─────────────────────────────────────────────────────────────────────────
