@@ -17,11 +17,17 @@ final class AssetCache: Sendable {
         case unreadable(SystemError)
     }
 
-    private struct Slot {
+    /// A class so the hot path updates it in place (no dictionary write-back); only touched under `state`'s lock.
+    private final class Slot {
         enum State { case verified(VerifiedBlob), corrupt(FileStatus) }
         var state: State
         var checkedAt: UInt64
         var lastUsed: UInt64
+        init(state: State, checkedAt: UInt64, lastUsed: UInt64) {
+            self.state = state
+            self.checkedAt = checkedAt
+            self.lastUsed = lastUsed
+        }
         var status: FileStatus {
             switch state {
             case let .verified(blob): blob.status
@@ -61,10 +67,9 @@ final class AssetCache: Sendable {
     /// Finds and, the first time (or after the file changed), verifies blob `digest`.
     func lookup(_ digest: BlobDigest, now: UInt64) -> Lookup {
         let fresh: Lookup? = state.withLock { state in
-            guard var slot = state.slots[digest], now &- slot.checkedAt < recheckNanoseconds else { return nil }
+            guard let slot = state.slots[digest], now &- slot.checkedAt < recheckNanoseconds else { return nil }
             state.clock += 1
             slot.lastUsed = state.clock
-            state.slots[digest] = slot
             return Self.result(slot)
         }
         if let fresh { return fresh }
@@ -73,17 +78,16 @@ final class AssetCache: Sendable {
         let status: FileStatus
         do { status = try FileStatus.of(path: path) } catch {
             if error.code == ENOENT || error.code == ENOTDIR {
-                _ = state.withLock { forget(digest, in: &$0) }
+                state.withLock { forget(digest, in: &$0) }
                 return .missing
             }
             return .unreadable(error)
         }
         let known: Lookup? = state.withLock { state in
-            guard var slot = state.slots[digest], slot.status == status else { return nil }
+            guard let slot = state.slots[digest], slot.status == status else { return nil }
             state.clock += 1
             slot.lastUsed = state.clock
             slot.checkedAt = now
-            state.slots[digest] = slot
             return Self.result(slot)
         }
         if let known { return known }
@@ -92,7 +96,7 @@ final class AssetCache: Sendable {
 
     /// The file changed under a verified blob (seen when opening it to send): check it again.
     func reverify(_ digest: BlobDigest, now: UInt64) -> Lookup {
-        _ = state.withLock { forget(digest, in: &$0) }
+        state.withLock { forget(digest, in: &$0) }
         return lookup(digest, now: now)
     }
 
@@ -175,9 +179,8 @@ final class AssetCache: Sendable {
         }.sorted { $0.1 < $1.1 }
         for (key, _) in candidates {
             guard state.memoryUsed > memoryBudget else { break }
-            guard var slot = state.slots[key], case let .verified(blob) = slot.state else { continue }
+            guard let slot = state.slots[key], case let .verified(blob) = slot.state else { continue }
             slot.state = .verified(blob.withoutMemory(policy: headers))
-            state.slots[key] = slot
             state.memoryUsed -= blob.memoryCost
         }
     }
