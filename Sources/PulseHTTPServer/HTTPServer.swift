@@ -89,8 +89,9 @@ public final class HTTPServer: @unchecked Sendable {
             return value
         }
         guard !already, let daemon else { return }
+        // libmicrohttpd closes the listen socket it was given, unless quiesce handed it back (closed above).
         MHD_stop_daemon(daemon)
-        if listenDescriptor >= 0 { close(listenDescriptor); listenDescriptor = -1 }
+        listenDescriptor = -1
     }
 
     /// Many connections need many descriptors: lift the soft limit to the hard one.

@@ -200,6 +200,20 @@ final class RunningOrigin {
         #expect(throws: HTTPServerError.badAddress("nonsense")) { try HTTPServer(configuration: configuration, responder: running.origin) }
     }
 
+    @Test func stopReleasesThePort() throws {
+        let package = try TestPackage()
+        let running = try RunningOrigin(package)
+        let port = running.server.port
+        running.server.stop()
+        var configuration = HTTPServer.Configuration()
+        configuration.listen = "127.0.0.1:\(port)"
+        configuration.requestHeaders = Origin.requestHeaders
+        let again = try HTTPServer(configuration: configuration, responder: running.origin)
+        #expect(try RawHTTPClient(port: port).request("GET", "/healthz").status == 200)
+        again.shutdown(drainSeconds: 1)
+        #expect(throws: (any Error).self) { try RawHTTPClient(port: port, timeoutSeconds: 1).request("GET", "/healthz") }
+    }
+
     @Test func gracefulShutdownFinishesResponsesInFlight() throws {
         let package = try TestPackage()
         // 48 MB: more than the socket buffers hold, so the response is still being sent when shutdown starts.
