@@ -3,32 +3,55 @@ import Foundation
 
 // libmicrohttpd's callbacks. `cls` is always the HTTPServer (unretained: it outlives its daemon).
 
-/// Called when a request line has arrived: the raw target (query included, nothing decoded) is kept here.
-let uriLogCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = {
-    cls, uri, _ in
-    let server = Unmanaged<HTTPServer>.fromOpaque(cls!).takeUnretainedValue()
-    server.inFlight.add(1, ordering: .relaxed)
-    let target: [UInt8] = uri.map { pointer in
-        [UInt8](UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)))
-    } ?? []
-    return Unmanaged.passRetained(RequestContext(target: target, start: monotonicNanoseconds())).toOpaque()
+/// Called when a connection opens or closes: its reusable request context lives in between.
+let connectionCallback: MHD_NotifyConnectionCallback = { _, connection, socketContext, code in
+    guard let socketContext else { return }
+    if code == .CONNECTION_NOTIFY_STARTED {
+        let context = RequestContext()
+        if let connection { context.client = addressText(pulse_mhd_client_address(connection)) }
+        socketContext.pointee = Unmanaged.passRetained(context).toOpaque()
+    } else if let raw = socketContext.pointee {
+        socketContext.pointee = nil
+        Unmanaged<RequestContext>.fromOpaque(raw).release()
+    }
 }
 
-/// Called once a request is over (sent, failed or timed out): the access log line, and the context is freed.
-let completedCallback: MHD_RequestCompletedCallback = { cls, connection, contextSlot, termination in
+/// Called when a request line has arrived: the raw target (query included, nothing decoded) is kept here.
+let uriLogCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = {
+    cls, uri, connection in
+    let server = Unmanaged<HTTPServer>.fromOpaque(cls!).takeUnretainedValue()
+    server.inFlight.add(1, ordering: .relaxed)
+    let now = monotonicNanoseconds()
+    if let connection, let raw = pulse_mhd_socket_context(connection) {
+        let context = Unmanaged<RequestContext>.fromOpaque(raw).takeUnretainedValue()
+        if !context.inUse {
+            context.begin(target: uri, start: now)
+            // The request holds its own reference: safe whatever order libmicrohttpd reports close and completion in.
+            return Unmanaged.passRetained(context).toOpaque()
+        }
+    }
+    let context = RequestContext()
+    if let connection { context.client = addressText(pulse_mhd_client_address(connection)) }
+    context.begin(target: uri, start: now)
+    return Unmanaged.passRetained(context).toOpaque()
+}
+
+/// Called once a request is over (sent, failed or timed out): the access log line, then the context is free.
+let completedCallback: MHD_RequestCompletedCallback = { cls, _, contextSlot, termination in
     guard let cls, let contextSlot, let raw = contextSlot.pointee else { return }
     contextSlot.pointee = nil
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
-    let context = Unmanaged<RequestContext>.fromOpaque(raw).takeRetainedValue()
-    server.inFlight.subtract(1, ordering: .relaxed)
-    var client: [UInt8] = [0x2d]
-    if let connection { client = addressText(pulse_mhd_client_address(connection)) }
+    let reference = Unmanaged<RequestContext>.fromOpaque(raw)
+    let context = reference.takeUnretainedValue()
     let exchange = HTTPExchange(
-        client: client, method: context.methodText, target: context.target, status: context.status,
+        client: context.client, method: context.methodText, target: context.target, status: context.status,
         bodyBytes: context.bodyBytes, durationNanoseconds: monotonicNanoseconds() &- context.start,
         note: context.responded ? context.note : "refused",
         completed: termination == .REQUEST_TERMINATED_COMPLETED_OK)
     server.responder.finished(exchange)
+    context.inUse = false
+    server.inFlight.subtract(1, ordering: .relaxed)
+    reference.release()
 }
 
 /// The access handler. libmicrohttpd calls it first when the headers are in, then once per piece of request

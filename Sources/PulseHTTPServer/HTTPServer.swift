@@ -32,6 +32,7 @@ public final class HTTPServer: @unchecked Sendable {
         func option(_ option: MHD_OPTION) -> CInt { CInt(bitPattern: option.rawValue) }
         let uriLog = OpaquePointer(unsafeBitCast(uriLogCallback, to: UnsafeRawPointer.self))
         let completed = OpaquePointer(unsafeBitCast(completedCallback, to: UnsafeRawPointer.self))
+        let connections = OpaquePointer(unsafeBitCast(connectionCallback, to: UnsafeRawPointer.self))
         let cls = OpaquePointer(me)
         var arguments: [any CVarArg] = [
             option(.LISTEN_SOCKET), CInt(socket.descriptor),
@@ -41,6 +42,7 @@ public final class HTTPServer: @unchecked Sendable {
             option(.CONNECTION_MEMORY_LIMIT), Int(configuration.connectionMemoryBytes),
             option(.URI_LOG_CALLBACK), uriLog, cls,
             option(.NOTIFY_COMPLETED), completed, cls,
+            option(.NOTIFY_CONNECTION), connections, cls,
         ]
         if configuration.threads > 1 {
             arguments += [option(.THREAD_POOL_SIZE), CUnsignedInt(configuration.threads)]
@@ -104,10 +106,15 @@ public final class HTTPServer: @unchecked Sendable {
     }
 }
 
-/// Per-request state, from the request line (URI log callback) to the completion callback.
+/// Per-request state, from the request line (URI log callback) to the completion callback. One is made per
+/// connection and reused by its requests (libmicrohttpd handles a connection's requests one after another),
+/// so the hot path allocates nothing for it; a second one is made only if that ever overlapped.
 final class RequestContext {
-    let target: [UInt8]
-    let start: UInt64
+    /// The client's address as text, formatted once per connection.
+    var client: [UInt8] = [0x2d]
+    var inUse = false
+    var target: [UInt8] = []
+    var start: UInt64 = 0
     var method: HTTPMethod = .get
     var methodText = ""
     var headersSeen = false
@@ -116,9 +123,19 @@ final class RequestContext {
     var bodyBytes = 0
     var note = "-"
 
-    init(target: [UInt8], start: UInt64) {
-        self.target = target
+    /// Starts a request: keeps the raw target (reusing the buffer of the previous request).
+    func begin(target uri: UnsafePointer<CChar>?, start: UInt64) {
+        inUse = true
+        target.removeAll(keepingCapacity: true)
+        if let uri { target.append(contentsOf: UnsafeRawBufferPointer(start: uri, count: strlen(uri))) }
         self.start = start
+        method = .get
+        methodText = ""
+        headersSeen = false
+        responded = false
+        status = 0
+        bodyBytes = 0
+        note = "-"
     }
 }
 
