@@ -78,6 +78,10 @@ public final class AccessLog: Sendable {
 
     private static func appendEscaped(_ bytes: [UInt8], to line: inout [UInt8]) {
         if bytes.isEmpty { line.append(0x2d); return }
+        if !bytes.contains(where: { $0 <= 0x20 || $0 >= 0x7f || $0 == 0x5c }) {  // the usual case: copy as is
+            line.append(contentsOf: bytes)
+            return
+        }
         let digits: StaticString = "0123456789abcdef"
         for byte in bytes {
             if byte > 0x20 && byte < 0x7f && byte != 0x5c {
