@@ -21,7 +21,7 @@ public enum OriginCommand {
             .value("max-connections", "<n>", help: "Open connections at most (default 1024)."),
             .value("max-connections-per-ip", "<n>", help: "Open connections per client IP at most, 0 for no limit (default 64)."),
             .value("idle-timeout", "<seconds>", help: "Close a connection silent this long: idle or too slow (default 15)."),
-            .value("connection-memory", "<size>", help: "Memory per connection for request and response headers (default 16K: headers up to about 8K)."),
+            .value("connection-memory", "<size>", help: "Memory per connection for request and response headers (default 8K: request headers up to about 7K)."),
             .value("memory-cache", "<size>", help: "Verified blobs kept in memory at most, e.g. 256M (default 256M; 0 disables)."),
             .value("memory-max-blob", "<size>", help: "Larger blobs are always sent from disk (default 8M)."),
             .value("recheck", "<seconds>", help: "Look at a known blob's file again after this long (default 1)."),
