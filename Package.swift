@@ -22,6 +22,7 @@ let package = Package(
     name: "pulse-pack",
     products: [
         .executable(name: "pulse-pack", targets: ["pulse-pack"]),
+        .executable(name: "pulse-origin", targets: ["pulse-origin"]),
         .library(name: "PulsePack", targets: ["PulsePack"]),
     ],
     targets: [
@@ -36,6 +37,7 @@ let package = Package(
         target("PulseCrypto", ["COpenSSL"]),
         target("PulsePDF", ["CQPDF", "PulseCrypto"]),
         target("PulseImage", ["CZlib"]),
+        target("PulseHTTPServer", ["CMicroHTTPD"]),
 
         // Pure-Swift domain.
         target("PulseCore", ["PulseCrypto"]),
@@ -43,18 +45,21 @@ let package = Package(
         target("PulseCommandLine", []),
         target("PulseAge", ["PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine"]),
         target("PulseOps", ["PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine"]),
+        target("PulseOrigin", ["PulseHTTPServer", "PulseStore", "PulseCore", "PulseCrypto", "PulseCommandLine"]),
         target("PulsePack", [
             "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseImage", "PulseCommandLine", "PulseAge", "PulseOps",
         ]),
 
         // Thin executables: parse arguments, call a library.
         .executableTarget(name: "pulse-pack", dependencies: ["PulsePack"], swiftSettings: swiftSettings),
+        .executableTarget(name: "pulse-origin", dependencies: ["PulseOrigin"], swiftSettings: swiftSettings),
 
         testTarget("PulseCryptoTests", ["PulseCrypto", "PulseCore"]),
         testTarget("PulseCoreTests", ["PulseCore"]),
         testTarget("PulseCommandLineTests", ["PulseCommandLine"]),
         testTarget("PulseAgeTests", ["PulseAge", "PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine"]),
         testTarget("PulseOpsTests", ["PulseOps", "PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine"]),
+        testTarget("PulseOriginTests", ["PulseOrigin", "PulseHTTPServer", "PulseCrypto", "PulseCommandLine"]),
         testTarget("PulsePackTests", ["PulsePack", "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseAge"]),
     ],
     swiftLanguageModes: [.v6]

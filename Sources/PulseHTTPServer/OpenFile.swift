@@ -1,0 +1,94 @@
+import Foundation
+
+/// A failed system call, with the text of its errno.
+public struct SystemError: Error, CustomStringConvertible, Equatable {
+    public var operation: String
+    public var path: String
+    public var code: Int32
+
+    public init(operation: String, path: String, code: Int32) {
+        self.operation = operation
+        self.path = path
+        self.code = code
+    }
+
+    public var description: String { "\(path): \(operation): \(String(cString: strerror(code)))" }
+}
+
+/// What identifies one version of a file: if any of these change, the bytes may have changed.
+public struct FileStatus: Sendable, Equatable {
+    public var device: UInt64
+    public var inode: UInt64
+    public var size: Int
+    public var modifiedSeconds: Int
+    public var modifiedNanoseconds: Int
+    public var isRegularFile: Bool
+
+    init(_ info: stat) {
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+        size = Int(info.st_size)
+        modifiedSeconds = Int(info.st_mtim.tv_sec)
+        modifiedNanoseconds = Int(info.st_mtim.tv_nsec)
+        isRegularFile = info.st_mode & S_IFMT == S_IFREG
+    }
+
+    /// stat(2) of `path`.
+    public static func of(path: String) throws(SystemError) -> FileStatus {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw SystemError(operation: "stat", path: path, code: errno) }
+        return FileStatus(info)
+    }
+}
+
+/// An open, read-only file descriptor, closed in `deinit` unless the server took it over to send it.
+public final class OpenFile: @unchecked Sendable {
+    public let path: String
+    /// fstat of the open descriptor: the identity of exactly the bytes that will be read.
+    public let status: FileStatus
+    private let lock = NSLock()
+    private var fd: Int32
+
+    /// Opens `path` read-only.
+    public init(path: String) throws(SystemError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw SystemError(operation: "open", path: path, code: errno) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let code = errno
+            close(fd)
+            throw SystemError(operation: "fstat", path: path, code: code)
+        }
+        self.path = path
+        self.fd = fd
+        self.status = FileStatus(info)
+    }
+
+    deinit { if fd >= 0 { close(fd) } }
+
+    var descriptor: Int32 { lock.withLock { fd } }
+
+    /// Hands the descriptor over (to libmicrohttpd, which closes it); nil if it was already taken.
+    func take() -> Int32? {
+        lock.withLock {
+            guard fd >= 0 else { return nil }
+            defer { fd = -1 }
+            return fd
+        }
+    }
+
+    /// Up to `count` bytes from `offset` (fewer only at the end of the file).
+    public func read(at offset: Int, count: Int) throws(SystemError) -> [UInt8] {
+        var chunk = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let got = chunk.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, count - done, off_t(offset + done)) }
+            if got < 0 && errno == EINTR { continue }
+            if got < 0 { throw SystemError(operation: "read", path: path, code: errno) }
+            if got == 0 { break }
+            done += got
+        }
+        chunk.removeLast(count - done)
+        return chunk
+    }
+}

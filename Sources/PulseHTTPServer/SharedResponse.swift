@@ -1,0 +1,59 @@
+import CMicroHTTPD
+
+/// A response prepared once (status, headers and body in a libmicrohttpd response object) and sent to many
+/// requests without rebuilding it: the hot path for cached blobs, 304s and fixed error answers.
+/// libmicrohttpd counts references to the object, so dropping a `SharedResponse` while it is being sent is safe.
+public final class SharedResponse: @unchecked Sendable {
+    /// What is sent, for tests and logs. Its body is never `.file` (a descriptor is consumed by one send).
+    public let template: HTTPResponse
+    // Set in init, only read afterwards; libmicrohttpd's reference counting is thread-safe.
+    let native: OpaquePointer
+
+    /// Prepares `response`.
+    /// - Precondition: its body is not a `.file`.
+    public init(_ response: HTTPResponse) {
+        if case .file = response.body { preconditionFailure("a file body cannot be shared") }
+        template = response
+        guard let native = NativeResponse.make(response) else { fatalError("libmicrohttpd: out of memory creating a response") }
+        self.native = native
+    }
+
+    deinit { MHD_destroy_response(native) }
+}
+
+/// Building libmicrohttpd response objects.
+enum NativeResponse {
+    /// A new response object for `response` (the caller destroys it), or nil if libmicrohttpd refused.
+    static func make(_ response: HTTPResponse) -> OpaquePointer? {
+        let native: OpaquePointer?
+        switch response.body {
+        case .empty:
+            native = MHD_create_response_from_buffer(0, nil, .RESPMEM_PERSISTENT)
+        case let .bytes(bytes):
+            native = bytes.withUnsafeBytes {
+                MHD_create_response_from_buffer($0.count, UnsafeMutableRawPointer(mutating: $0.baseAddress), .RESPMEM_MUST_COPY)
+            }
+        case let .buffer(buffer, offset, count):
+            precondition(offset >= 0 && count >= 0 && offset + count <= buffer.count, "buffer slice out of range")
+            // The response keeps the buffer alive; libmicrohttpd calls `releaseBuffer` when it is done with it.
+            let owner = Unmanaged.passRetained(buffer).toOpaque()
+            let start = buffer.baseAddress.map { $0 + offset }
+            native = MHD_create_response_from_buffer_with_free_callback_cls(count, start, releaseBuffer, owner)
+            if native == nil { Unmanaged<ByteBuffer>.fromOpaque(owner).release() }
+        case let .file(file, offset, count):
+            guard let fd = file.take() else { return nil }
+            native = MHD_create_response_from_fd_at_offset64(UInt64(count), fd, UInt64(offset))
+            if native == nil { close(fd) }
+        }
+        guard let native else { return nil }
+        for header in response.headers {
+            MHD_add_response_header(native, header.name, header.value)
+        }
+        return native
+    }
+}
+
+private let releaseBuffer: MHD_ContentReaderFreeCallback = { owner in
+    guard let owner else { return }
+    Unmanaged<ByteBuffer>.fromOpaque(owner).release()
+}

@@ -1,0 +1,109 @@
+import Foundation
+import PulseHTTPServer
+import Synchronization
+
+/// One line per request, written with a single write(2) (so lines from threads never interleave):
+///
+///     2026-11-29T17:20:01Z 127.0.0.1 GET /api/sync/asset/3f…9a 200 204800 0.412ms memory
+///
+/// Fields: time (UTC), client, method, target (bytes outside printable ASCII as \xHH), status (0 when
+/// libmicrohttpd refused the request itself), body bytes, duration from request line to the end of sending,
+/// and the outcome (`memory`, `disk`, `verified`, `miss`, `corrupt`, … with `,aborted` if the client left).
+/// Built from bytes, without `String` formatting: it runs once per request.
+public final class AccessLog: Sendable {
+    private let descriptor: Int32
+    private let ownsDescriptor: Bool
+    private let clock = Mutex<(second: Int, text: [UInt8])>((0, []))
+
+    /// Logs to standard output.
+    public static func standardOutput() -> AccessLog { AccessLog(descriptor: 1, owns: false) }
+
+    /// Appends to the file at `path` (created 0644 if missing).
+    public static func file(_ path: String) throws -> AccessLog {
+        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw OriginError("cannot open access log \(path): \(String(cString: strerror(errno)))")
+        }
+        return AccessLog(descriptor: fd, owns: true)
+    }
+
+    private init(descriptor: Int32, owns: Bool) {
+        self.descriptor = descriptor
+        self.ownsDescriptor = owns
+    }
+
+    deinit { if ownsDescriptor { close(descriptor) } }
+
+    /// Writes the line for `exchange`.
+    public func record(_ exchange: HTTPExchange) {
+        var line: [UInt8] = []
+        line.reserveCapacity(200 + exchange.target.count)
+        line += timestamp()
+        line.append(0x20)
+        line += exchange.client
+        line.append(0x20)
+        if exchange.method.isEmpty { line.append(0x2d) } else { line += exchange.method.utf8 }
+        line.append(0x20)
+        Self.appendEscaped(exchange.target, to: &line)
+        line.append(0x20)
+        Self.appendDecimal(exchange.status, to: &line)
+        line.append(0x20)
+        Self.appendDecimal(exchange.bodyBytes, to: &line)
+        line.append(0x20)
+        let micros = Int(exchange.durationNanoseconds / 1000)
+        Self.appendDecimal(micros / 1000, to: &line)
+        line.append(0x2e)
+        let fraction = micros % 1000
+        if fraction < 100 { line.append(0x30) }
+        if fraction < 10 { line.append(0x30) }
+        Self.appendDecimal(fraction, to: &line)
+        line += [0x6d, 0x73, 0x20]  // "ms "
+        line += exchange.note.utf8
+        if !exchange.completed { line += ",aborted".utf8 }
+        line.append(0x0a)
+        var offset = 0
+        while offset < line.count {
+            let written = offset == 0 ? write(descriptor, line, line.count) : write(descriptor, Array(line[offset...]), line.count - offset)
+            if written < 0 && errno == EINTR { continue }
+            if written <= 0 { return }
+            offset += written
+        }
+    }
+
+    private static func appendDecimal(_ value: Int, to line: inout [UInt8]) {
+        if value < 0 { line.append(0x2d); appendDecimal(-value, to: &line); return }
+        if value >= 10 { appendDecimal(value / 10, to: &line) }
+        line.append(0x30 + UInt8(value % 10))
+    }
+
+    private static func appendEscaped(_ bytes: [UInt8], to line: inout [UInt8]) {
+        if bytes.isEmpty { line.append(0x2d); return }
+        if !bytes.contains(where: { $0 <= 0x20 || $0 >= 0x7f || $0 == 0x5c }) {  // the usual case: copy as is
+            line.append(contentsOf: bytes)
+            return
+        }
+        let digits: StaticString = "0123456789abcdef"
+        for byte in bytes {
+            if byte > 0x20 && byte < 0x7f && byte != 0x5c {
+                line.append(byte)
+            } else {
+                digits.withUTF8Buffer { hex in line += [0x5c, 0x78, hex[Int(byte >> 4)], hex[Int(byte & 0x0f)]] }
+            }
+        }
+    }
+
+    /// `2026-11-29T17:20:01Z`, formatted once per second.
+    private func timestamp() -> [UInt8] {
+        var now = time(nil)
+        let second = Int(now)
+        if let cached = clock.withLock({ $0.second == second ? $0.text : nil }) { return cached }
+        var parts = tm()
+        gmtime_r(&now, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let text = "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+        let bytes = Array(text.utf8)
+        clock.withLock { $0 = (second, bytes) }
+        return bytes
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import PulseHTTPServer
+import PulseStore
+
+/// The responder of pulse-origin: content-addressed blobs (`/api/sync/asset/<hash>`), white-label app configs
+/// (`/api/sync/appconfig?org=`) and `/healthz`, for a CDN or shared cache in front that is not trusted.
+public final class Origin: HTTPResponder {
+    public let configuration: OriginConfiguration
+    let package: PulsePackage
+    let assets: AssetCache
+    let appConfigs: AppConfigStore
+    let headers: OriginHeaders
+    let accessLog: AccessLog?
+    let notFound: SharedResponse
+    let notAllowed: SharedResponse
+    let broken: SharedResponse
+    let badRequest: SharedResponse
+    let healthy: SharedResponse
+
+    /// The request headers the origin reads.
+    public static let requestHeaders = ["if-none-match", "range", "if-range"]
+
+    /// Checks the package folder and prepares to serve it.
+    /// - Parameters:
+    ///   - alarm: where loud operational messages go (a corrupt blob); standard error by default.
+    /// - Throws: `OriginError` when the folder is missing, unreadable or not a package.
+    public init(
+        configuration: OriginConfiguration, accessLog: AccessLog?,
+        alarm: @escaping @Sendable (String) -> Void = Origin.standardError
+    ) throws {
+        self.configuration = configuration
+        self.accessLog = accessLog
+        package = PulsePackage(root: configuration.packageRoot)
+        try Self.checkPackage(package)
+        headers = OriginHeaders(allowOrigin: configuration.allowOrigin)
+        assets = AssetCache(
+            folder: package.assets.folder.path, memoryBudget: max(0, configuration.memoryBudget),
+            memoryMaxBlob: max(0, configuration.memoryMaxBlob),
+            recheckNanoseconds: UInt64(max(0, configuration.recheckSeconds) * 1e9), headers: headers, alarm: alarm)
+        appConfigs = AppConfigStore(package: package, maxAge: configuration.appconfigMaxAge, headers: headers, alarm: alarm)
+        notFound = SharedResponse(headers.uncacheable(404, "not found\n"))
+        notAllowed = SharedResponse(headers.uncacheable(405, "method not allowed\n", extra: [HTTPHeader("Allow", "GET, HEAD")]))
+        broken = SharedResponse(headers.uncacheable(500, "internal server error\n"))
+        badRequest = SharedResponse(headers.uncacheable(400, "missing ?org=<slug>\n"))
+        healthy = SharedResponse(headers.uncacheable(200, "ok\n"))
+    }
+
+    public static let standardError: @Sendable (String) -> Void = { message in
+        FileHandle.standardError.write(Data("pulse-origin: \(message)\n".utf8))
+    }
+
+    public func finished(_ exchange: HTTPExchange) {
+        accessLog?.record(exchange)
+    }
+
+    private static let assetPrefix = Array("/api/sync/asset/".utf8)
+    private static let appconfigPath = Array("/api/sync/appconfig".utf8)
+    private static let healthPath = Array("/healthz".utf8)
+
+    public func respond(to request: HTTPRequest) -> HTTPResponse {
+        let target = request.target
+        let queryStart = target.firstIndex(of: 0x3f) ?? target.count
+        let isAsset = target.count >= Self.assetPrefix.count && target[..<Self.assetPrefix.count].elementsEqual(Self.assetPrefix)
+        let isAppConfig = target[..<queryStart].elementsEqual(Self.appconfigPath)
+        let isHealth = target[..<queryStart].elementsEqual(Self.healthPath)
+        guard isAsset || isAppConfig || isHealth else { return HTTPResponse(notFound, note: "no-route") }
+        guard request.method == .get || request.method == .head else { return HTTPResponse(notAllowed, note: "-") }
+        if isAsset {
+            // Exactly 64 lowercase hex digits and nothing else: no query, no slash, no escapes.
+            guard let digest = BlobDigest(hex: target, from: Self.assetPrefix.count) else {
+                return HTTPResponse(notFound, note: "bad-name")
+            }
+            return asset(digest, request)
+        }
+        if isHealth { return health() }
+        return appconfig(query: target[min(queryStart + 1, target.count)...], request)
+    }
+
+    private func health() -> HTTPResponse {
+        guard (try? FileStatus.of(path: package.assets.folder.path)) != nil else {
+            return headers.uncacheable(503, "package folder unavailable\n")
+        }
+        return HTTPResponse(healthy, note: "-")
+    }
+
+    /// The folder must exist, be readable and hold a readable pulse package index.
+    static func checkPackage(_ package: PulsePackage) throws {
+        let root = package.root.path
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: root, isDirectory: &isFolder) else {
+            throw OriginError("package folder \(root) does not exist")
+        }
+        guard isFolder.boolValue else { throw OriginError("\(root) is not a folder") }
+        guard access(root, R_OK | X_OK) == 0 else { throw OriginError("no permission to read the package folder \(root)") }
+        guard FileManager.default.fileExists(atPath: package.indexURL.path) else {
+            throw OriginError("\(root) is not a pulse package (no index.json; build one with pulse-pack build)")
+        }
+        guard access(package.indexURL.path, R_OK) == 0 else {
+            throw OriginError("no permission to read \(package.indexURL.path)")
+        }
+        do { _ = try package.readIndex() } catch { throw OriginError("\(error)") }
+        let assets = package.assets.folder.path
+        if FileManager.default.fileExists(atPath: assets, isDirectory: &isFolder) {
+            guard isFolder.boolValue, access(assets, R_OK | X_OK) == 0 else {
+                throw OriginError("no permission to read the blob folder \(assets)")
+            }
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import PulseCommandLine
+import PulseHTTPServer
+
+/// `pulse-origin`: the command line, declared once (parsing, help, validation, run).
+public enum OriginCommand {
+    public static let command = Command(
+        name: "pulse-origin",
+        abstract: "Serve a pulse package's blobs and app configs to a CDN or shared cache, with immutable caching.",
+        discussion: """
+            Routes: GET/HEAD /api/sync/asset/<sha256>, /api/sync/appconfig?org=<slug>, /healthz.
+            Every blob is hashed before it is first served; a blob whose bytes do not match its name gets a 500,
+            never a 200. Stops gracefully on SIGTERM or SIGINT. See docs/origin.md.
+            """,
+        options: [
+            .value("package", "<dir>", help: "The package folder written by pulse-pack build (required)."),
+            .value("listen", "<host:port>", help: "Address to listen on (default 127.0.0.1:8080; port 0 picks a free port)."),
+            .value("access-log", "<path>", help: "Access log file, '-' for standard output (default), 'off' for none."),
+            .value("allow-origin", "<origin>", help: "Access-Control-Allow-Origin value (default *), 'off' for no CORS headers."),
+            .value("threads", "<n>", help: "Server threads, each with an epoll loop (default: one per core)."),
+            .value("max-connections", "<n>", help: "Open connections at most (default 1024)."),
+            .value("max-connections-per-ip", "<n>", help: "Open connections per client IP at most, 0 for no limit (default 64)."),
+            .value("idle-timeout", "<seconds>", help: "Close a connection silent this long: idle or too slow (default 15)."),
+            .value("connection-memory", "<size>", help: "Memory per connection for request and response headers (default 8K: request headers up to about 7K)."),
+            .value("memory-cache", "<size>", help: "Verified blobs kept in memory at most, e.g. 256M (default 256M; 0 disables)."),
+            .value("memory-max-blob", "<size>", help: "Larger blobs are always sent from disk (default 8M)."),
+            .value("recheck", "<seconds>", help: "Look at a known blob's file again after this long (default 1)."),
+            .value("appconfig-max-age", "<seconds>", help: "Cache-Control max-age of app configs (default 60)."),
+            .value("shutdown-timeout", "<seconds>", help: "On SIGTERM, wait this long for responses in flight (default 10)."),
+        ],
+        run: { arguments in try run(arguments) }
+    )
+
+    /// Runs the command with `arguments` (without the program name); returns the exit code.
+    public static func main(_ arguments: [String]) -> Int32 {
+        CommandLineTool.main(command, arguments: arguments, errorHandler: { error in
+            FileHandle.standardError.write(Data("pulse-origin: error: \(error)\n".utf8))
+            return ExitCode.failure
+        }, printError: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) })
+    }
+
+    /// Validated settings from the arguments.
+    static func settings(_ arguments: Arguments) throws -> (OriginConfiguration, HTTPServer.Configuration, accessLog: String, drain: Double) {
+        guard let package = arguments.value("package") else { throw UsageError("missing --package <dir>") }
+        var origin = OriginConfiguration(packageRoot: URL(fileURLWithPath: package))
+        var server = HTTPServer.Configuration()
+        server.requestHeaders = Origin.requestHeaders
+        if let listen = arguments.value("listen") { server.listen = listen }
+        if let value = arguments.value("allow-origin") { origin.allowOrigin = value == "off" ? nil : value }
+        if let value = try arguments.int("threads", in: 1...256) { server.threads = value }
+        if let value = try arguments.int("max-connections", in: 1...1_000_000) { server.maxConnections = value }
+        if let value = try arguments.int("max-connections-per-ip", in: 0...1_000_000) { server.maxConnectionsPerIP = value }
+        if let value = try arguments.int("idle-timeout", in: 1...86_400) { server.idleTimeoutSeconds = value }
+        if let value = try size(arguments, "connection-memory") {
+            guard (4096...(1 << 20)).contains(value) else { throw UsageError("--connection-memory must be 4K to 1M") }
+            server.connectionMemoryBytes = value
+        }
+        if let value = try size(arguments, "memory-cache") { origin.memoryBudget = value }
+        if let value = try size(arguments, "memory-max-blob") { origin.memoryMaxBlob = value }
+        if let value = try arguments.int("recheck", in: 0...3600) { origin.recheckSeconds = Double(value) }
+        if let value = try arguments.int("appconfig-max-age", in: 0...31_536_000) { origin.appconfigMaxAge = value }
+        let drain = Double(try arguments.int("shutdown-timeout", in: 0...3600) ?? 10)
+        return (origin, server, arguments.value("access-log") ?? "-", drain)
+    }
+
+    /// `123`, `64K`, `256M`, `2G` (powers of 1024).
+    static func size(_ arguments: Arguments, _ name: String) throws -> Int? {
+        guard let text = arguments.value(name) else { return nil }
+        let units: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
+        var digits = text.uppercased()
+        var unit = 1
+        if let last = digits.last, let factor = units[last] { unit = factor; digits.removeLast() }
+        guard let number = Int(digits), number >= 0, number <= (1 << 40) / unit else {
+            throw UsageError("--\(name) must be a size like 512K, 256M or 1G, got \"\(text)\"")
+        }
+        return number * unit
+    }
+
+    static func run(_ arguments: Arguments) throws -> Int32 {
+        let (originConfiguration, serverConfiguration, logPath, drain) = try settings(arguments)
+        let accessLog: AccessLog? = switch logPath {
+        case "off": nil
+        case "-": .standardOutput()
+        default: try .file(logPath)
+        }
+        let origin = try Origin(configuration: originConfiguration, accessLog: accessLog)
+        TerminationSignals.block()  // before any server thread exists, so all of them inherit the mask
+        let server = try HTTPServer(configuration: serverConfiguration, responder: origin)
+        let host = serverConfiguration.listen[..<(serverConfiguration.listen.lastIndex(of: ":") ?? serverConfiguration.listen.endIndex)]
+        Origin.standardError("serving \(originConfiguration.packageRoot.path) on http://\(host):\(server.port) "
+            + "(\(serverConfiguration.threads) threads, pid \(getpid()))")
+        let signal = TerminationSignals.wait()
+        Origin.standardError("\(TerminationSignals.name(signal)): finishing \(server.requestsInFlight) responses in flight, then stopping")
+        server.shutdown(drainSeconds: drain)
+        Origin.standardError("stopped")
+        return ExitCode.success
+    }
+}

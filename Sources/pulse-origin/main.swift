@@ -1,0 +1,4 @@
+import Foundation
+import PulseOrigin
+
+exit(OriginCommand.main(Array(CommandLine.arguments.dropFirst())))

@@ -1,0 +1,23 @@
+import Foundation
+import PulseHTTPServer
+import Testing
+@testable import PulseOrigin
+
+@Suite struct AccessLogTests {
+    @Test func oneEscapedLinePerRequest() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("access-\(UUID().uuidString).log").path
+        defer { unlink(path) }
+        let log = try AccessLog.file(path)
+        log.record(HTTPExchange(
+            client: Array("10.1.2.3".utf8), method: "GET", target: Array("/a b\n\\c".utf8), status: 404, bodyBytes: 10,
+            durationNanoseconds: 1_234_567, note: "miss", completed: true))
+        log.record(HTTPExchange(
+            client: Array("::1".utf8), method: "", target: [], status: 0, bodyBytes: 0,
+            durationNanoseconds: 5_000, note: "refused", completed: false))
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(lines.count == 2)
+        #expect(lines[0].hasSuffix(" 10.1.2.3 GET /a\\x20b\\x0a\\x5cc 404 10 1.234ms miss"))
+        #expect(lines[0].range(of: #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ "#, options: .regularExpression) != nil)
+        #expect(lines[1].hasSuffix(" ::1 - - 0 0 0.005ms refused,aborted"))
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import PulseHTTPServer
+import Testing
+@testable import PulseOrigin
+
+@Suite struct AppConfigTests {
+    let acme = ##"{"org":"acme","productName":"Acme Live","colors":{"primary":"#FF3300"},"theme":"dark","logo":{"assetHash":"00","bytes":1}}"##
+
+    @Test func servesTheFileBytesWithItsVersionAsETag() throws {
+        let package = try TestPackage()
+        let version = try package.addAppConfig("acme", json: acme + "\n")
+        let origin = try package.origin()
+        let response = get(origin, "/api/sync/appconfig?org=acme")
+        #expect(response.status == 200)
+        #expect(try bodyBytes(response) == Array((acme + "\n").utf8))
+        #expect(response.header("ETag") == "\"\(version)\"")
+        #expect(response.header("Content-Type") == "application/json")
+        #expect(response.header("Cache-Control") == "public, max-age=60")
+        #expect(response.header("Access-Control-Allow-Origin") == "*")
+        #expect(get(origin, "/api/sync/appconfig?x=1&org=acme").status == 200)
+        #expect(get(origin, "/api/sync/appconfig?org=ac%6De").status == 200)
+        #expect(get(origin, "/api/sync/appconfig?org=acme", method: .head).status == 200)
+    }
+
+    @Test func notModifiedOnMatchingETag() throws {
+        let package = try TestPackage()
+        let version = try package.addAppConfig("acme", json: acme)
+        let origin = try package.origin { $0.appconfigMaxAge = 30 }
+        let response = get(origin, "/api/sync/appconfig?org=acme", ["If-None-Match": "W/\"\(version)\""])
+        #expect(response.status == 304)
+        #expect(response.header("ETag") == "\"\(version)\"")
+        #expect(response.header("Cache-Control") == "public, max-age=30")
+        #expect(get(origin, "/api/sync/appconfig?org=acme", ["If-None-Match": "\"old\""]).status == 200)
+    }
+
+    @Test func unknownOrgIsNotFound() throws {
+        let package = try TestPackage()
+        try package.addAppConfig("acme", json: acme)
+        let origin = try package.origin()
+        for target in ["/api/sync/appconfig?org=globex", "/api/sync/appconfig?org=..%2Facme", "/api/sync/appconfig?org=ACME"] {
+            let response = get(origin, target)
+            #expect(response.status == 404, "\(target)")
+            #expect(response.header("Cache-Control") == "no-store")
+        }
+        #expect(get(origin, "/api/sync/appconfig").status == 400)
+        #expect(get(origin, "/api/sync/appconfig?org=acme", method: .other("POST")).status == 405)
+    }
+
+    @Test func rebuildIsPickedUpWithoutRestart() throws {
+        let package = try TestPackage()
+        let first = try package.addAppConfig("acme", json: acme)
+        let origin = try package.origin()
+        #expect(get(origin, "/api/sync/appconfig?org=acme").header("ETag") == "\"\(first)\"")
+        #expect(get(origin, "/api/sync/appconfig?org=globex").status == 404)
+        let second = try package.addAppConfig("acme", json: acme.replacingOccurrences(of: "dark", with: "light"))
+        try package.addAppConfig("globex", json: #"{"org":"globex"}"#)
+        let response = get(origin, "/api/sync/appconfig?org=acme")
+        #expect(response.header("ETag") == "\"\(second)\"")
+        #expect(String(decoding: try bodyBytes(response), as: UTF8.self).contains("light"))
+        #expect(get(origin, "/api/sync/appconfig?org=acme", ["If-None-Match": "\"\(first)\""]).status == 200)
+        #expect(get(origin, "/api/sync/appconfig?org=globex").status == 200)
+    }
+
+    @Test func startupChecksThePackageFolder() throws {
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("no-such-\(UUID().uuidString)")
+        #expect(throws: OriginError("package folder \(missing.path) does not exist")) {
+            try Origin(configuration: OriginConfiguration(packageRoot: missing), accessLog: nil)
+        }
+        let empty = try TestPackage()
+        try FileManager.default.removeItem(at: empty.root.appendingPathComponent("index.json"))
+        #expect(throws: OriginError.self) { try Origin(configuration: OriginConfiguration(packageRoot: empty.root), accessLog: nil) }
+        let garbage = try TestPackage()
+        try Data("not json".utf8).write(to: garbage.root.appendingPathComponent("index.json"))
+        #expect(throws: OriginError.self) { try Origin(configuration: OriginConfiguration(packageRoot: garbage.root), accessLog: nil) }
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+@testable import PulseCommandLine
+import Testing
+@testable import PulseOrigin
+
+@Suite struct OriginCommandTests {
+    @Test func usageErrorsExit64() {
+        #expect(OriginCommand.main([]) == ExitCode.usage)  // no --package
+        #expect(OriginCommand.main(["--package", "/tmp", "--memory-cache", "lots"]) == ExitCode.usage)
+        #expect(OriginCommand.main(["--package", "/tmp", "--threads", "0"]) == ExitCode.usage)
+        #expect(OriginCommand.main(["--package", "/tmp", "--connection-memory", "1K"]) == ExitCode.usage)
+        #expect(OriginCommand.main(["--package", "/tmp", "--bogus"]) == ExitCode.usage)
+    }
+
+    @Test func missingOrInvalidPackageExits1() throws {
+        #expect(OriginCommand.main(["--package", "/nonexistent/\(UUID().uuidString)"]) == ExitCode.failure)
+        let notAPackage = FileManager.default.temporaryDirectory.appendingPathComponent("not-a-package-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: notAPackage, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: notAPackage) }
+        #expect(OriginCommand.main(["--package", notAPackage.path]) == ExitCode.failure)
+    }
+
+    @Test func settingsAndSizes() throws {
+        let arguments = try #require(try CommandLineTool.parse([
+            "--package", "/p", "--listen", "0.0.0.0:9000", "--memory-cache", "64M", "--memory-max-blob", "512K",
+            "--allow-origin", "off", "--max-connections-per-ip", "0", "--idle-timeout", "5",
+        ], for: OriginCommand.command))
+        let (origin, server, log, drain) = try OriginCommand.settings(arguments)
+        #expect(origin.memoryBudget == 64 << 20)
+        #expect(origin.memoryMaxBlob == 512 << 10)
+        #expect(origin.allowOrigin == nil)
+        #expect(server.listen == "0.0.0.0:9000")
+        #expect(server.maxConnectionsPerIP == 0)
+        #expect(server.idleTimeoutSeconds == 5)
+        #expect(server.requestHeaders == Origin.requestHeaders)
+        #expect(log == "-")
+        #expect(drain == 10)
+    }
+}
