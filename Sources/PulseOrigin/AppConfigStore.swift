@@ -30,7 +30,8 @@ final class AppConfigStore: Sendable {
                 ] + headers.cors,
                 body: .bytes(body)))
             notModified = SharedResponse(HTTPResponse(
-                status: 304, headers: headers.notModifiedHeaders(etag: etag, cacheControl: cacheControl)))
+                status: 304, headers: headers.notModifiedHeaders(etag: etag, cacheControl: cacheControl),
+                body: .headersOnly(count: body.count)))
         }
     }
 
