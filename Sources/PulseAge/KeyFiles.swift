@@ -5,7 +5,7 @@ import PulseStore
 enum KeyFiles {
     static func read(_ url: URL) throws -> [UInt8] {
         do { return Array(try Data(contentsOf: url)) } catch {
-            throw KeysFailure(url.path, "cannot read: \(reason(error))", code: 1)
+            throw KeysFailure(url.path, "cannot read: \(AtomicFile.reason(error))", code: 1)
         }
     }
 
@@ -30,14 +30,4 @@ enum KeyFiles {
         try AtomicFile.syncFolder(url.deletingLastPathComponent())
     }
 
-    /// The system's reason ("No such file or directory") rather than Foundation's prose.
-    static func reason(_ error: any Error) -> String {
-        let nsError = error as NSError
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(underlying.code)))
-        }
-        if nsError.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(nsError.code))) }
-        if nsError.domain == NSCocoaErrorDomain, nsError.code == NSFileReadNoSuchFileError { return "No such file or directory" }
-        return nsError.localizedDescription
-    }
 }

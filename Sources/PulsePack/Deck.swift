@@ -1,6 +1,7 @@
 import Foundation
 import PulseCore
 import PulseImage
+import PulseStore
 import PulsePDF
 
 /// The slides of a deck, in order: a PDF split into one-page PDFs, or a folder of images.
@@ -55,7 +56,7 @@ struct Deck: Sendable {
     private static func openFolder(_ url: URL) throws -> Deck {
         let names: [String]
         do { names = try FileManager.default.contentsOfDirectory(atPath: url.path) } catch {
-            throw InputError(file: url.path, "cannot list the folder (\(InputLoader.reason(error)))")
+            throw InputError(file: url.path, "cannot list the folder (\(AtomicFile.reason(error)))")
         }
         let files = names.filter { !$0.hasPrefix(".") }.sorted(by: naturalOrder).map { url.appendingPathComponent($0) }
         guard !files.isEmpty else { throw InputError(file: url.path, "the image folder has no slides") }
@@ -76,7 +77,7 @@ struct Deck: Sendable {
         }
         defer { try? handle.close() }
         do { return Array(try handle.read(upToCount: 16) ?? Data()) } catch {
-            throw InputError(file: file.path, "cannot read (\(InputLoader.reason(error)))")
+            throw InputError(file: file.path, "cannot read (\(AtomicFile.reason(error)))")
         }
     }
 

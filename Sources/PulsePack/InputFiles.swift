@@ -2,6 +2,7 @@ import Foundation
 import PulseCore
 import PulseCrypto
 import PulseImage
+import PulseStore
 
 /// Patterns shared by the series and session readers.
 enum Patterns {
@@ -68,17 +69,10 @@ final class InputLoader {
         }
         guard !isFolder.boolValue else { throw InputError(file: url.path, "is a folder, expected a file") }
         do { return try Data(contentsOf: url) } catch {
-            throw InputError(file: url.path, "cannot read (\(reason(error)))")
+            throw InputError(file: url.path, "cannot read (\(AtomicFile.reason(error)))")
         }
     }
 
-    static func reason(_ error: any Error) -> String {
-        let nsError = error as NSError
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(underlying.code)))
-        }
-        return nsError.localizedDescription
-    }
 }
 
 extension JSONValue {

@@ -16,7 +16,7 @@ enum PackageFolder {
             guard isFolder.boolValue else { throw InputError(file: path, "output exists and is not a folder") }
             let entries: [String]
             do { entries = try FileManager.default.contentsOfDirectory(atPath: path) } catch {
-                throw StoreError(path: path, "cannot list the output folder (\(InputLoader.reason(error)))")
+                throw StoreError(path: path, "cannot list the output folder (\(AtomicFile.reason(error)))")
             }
             if let stranger = entries.first(where: { !knownEntries.contains($0) && !$0.hasPrefix(".tmp-") }) {
                 throw InputError(file: path, "output folder is not a pulse package (it holds \"\(stranger)\"); choose a new or empty folder")
