@@ -19,16 +19,13 @@ public enum HTTPBody: Sendable {
     case buffer(ByteBuffer, offset: Int, count: Int)
     /// A slice of an open file, sent with sendfile; the server takes over the descriptor.
     case file(OpenFile, offset: Int, count: Int)
-    /// No body is sent, but Content-Length states `count`: the length a 200 would carry. For a 304, where
-    /// RFC 9110 (8.6) allows Content-Length only with that value.
-    case headersOnly(count: Int)
 
     /// The number of body bytes (what Content-Length says).
     public var count: Int {
         switch self {
         case .empty: 0
         case let .bytes(bytes): bytes.count
-        case let .buffer(_, _, count), let .file(_, _, count), let .headersOnly(count): count
+        case let .buffer(_, _, count), let .file(_, _, count): count
         }
     }
 }

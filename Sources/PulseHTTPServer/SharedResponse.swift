@@ -40,10 +40,6 @@ enum NativeResponse {
             let start = buffer.baseAddress.map { $0 + offset }
             native = MHD_create_response_from_buffer_with_free_callback_cls(count, start, releaseBuffer, owner)
             if native == nil { Unmanaged<ByteBuffer>.fromOpaque(owner).release() }
-        case let .headersOnly(count):
-            // libmicrohttpd sends a 304 like a HEAD: the headers of a body of `count` bytes, and no body,
-            // so the reader is never called.
-            native = MHD_create_response_from_callback(UInt64(count), 4096, noBody, nil, nil)
         case let .file(file, offset, count):
             guard let fd = file.take() else { return nil }
             native = MHD_create_response_from_fd_at_offset64(UInt64(count), fd, UInt64(offset))
@@ -56,8 +52,6 @@ enum NativeResponse {
         return native
     }
 }
-
-private let noBody: MHD_ContentReaderCallback = { _, _, _, _ in -1 }  // MHD_CONTENT_READER_END_OF_STREAM
 
 private let releaseBuffer: MHD_ContentReaderFreeCallback = { owner in
     guard let owner else { return }

@@ -30,8 +30,7 @@ final class AppConfigStore: Sendable {
                 ] + headers.cors,
                 body: .bytes(body)))
             notModified = SharedResponse(HTTPResponse(
-                status: 304, headers: headers.notModifiedHeaders(etag: etag, cacheControl: cacheControl),
-                body: .headersOnly(count: body.count)))
+                status: 304, headers: headers.notModifiedHeaders(etag: etag, cacheControl: cacheControl)))
         }
     }
 

@@ -25,8 +25,7 @@ final class VerifiedBlob: Sendable {
         let hex = digest.hex
         tag = Array(hex.utf8)
         headers = policy.blobHeaders(hex: hex, digest: digest.bytes)
-        notModified = SharedResponse(HTTPResponse(
-            status: 304, headers: policy.notModifiedHeaders(etag: "\"\(hex)\""), body: .headersOnly(count: status.size)))
+        notModified = SharedResponse(HTTPResponse(status: 304, headers: policy.notModifiedHeaders(etag: "\"\(hex)\"")))
         self.memory = memory
         let headers = self.headers
         whole = memory.map { SharedResponse(HTTPResponse(status: 200, headers: headers, body: .buffer($0, offset: 0, count: $0.count))) }

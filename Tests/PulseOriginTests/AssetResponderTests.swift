@@ -7,7 +7,7 @@ import Testing
 /// The bytes a response would send.
 func bodyBytes(_ response: HTTPResponse) throws -> [UInt8] {
     switch response.body {
-    case .empty, .headersOnly: return []
+    case .empty: return []
     case let .bytes(bytes): return bytes
     case let .buffer(buffer, offset, count): return buffer[offset..<(offset + count)]
     case let .file(file, offset, count): return try file.read(at: offset, count: count)
