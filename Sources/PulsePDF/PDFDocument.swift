@@ -34,8 +34,26 @@ public final class PDFDocument {
         self.handle = handle
     }
 
-    /// Page `index` (from 0) as a standalone one-page PDF.
+    /// Page `index` (from 0) as a standalone one-page PDF. Written by `PageWriter`; a page it cannot
+    /// write (an object it does not know how to copy) is written by qpdf's own copy-and-write instead.
     public func page(_ index: Int) throws -> [UInt8] {
+        precondition(index >= 0 && index < pageCount, "page index out of range")
+        do {
+            return try pageWrittenByPageWriter(index)
+        } catch {
+            return try pageWrittenByQPDF(index)
+        }
+    }
+
+    /// Page `index` written by `PageWriter` alone (no fallback).
+    func pageWrittenByPageWriter(_ index: Int) throws -> [UInt8] {
+        try writer.write(page: index)
+    }
+
+    private lazy var writer = PageWriter(qpdf: handle.pointer, pageCount: pageCount)
+
+    /// Page `index` written by qpdf's own copy-and-write (slower; kept to compare against).
+    func pageWrittenByQPDF(_ index: Int) throws -> [UInt8] {
         precondition(index >= 0 && index < pageCount, "page index out of range")
         defer { qpdf_oh_release_all(handle.pointer) }
         let page = qpdf_get_page_n(handle.pointer, index)

@@ -2,7 +2,7 @@ import Foundation
 import PulseAge
 import PulseCore
 import PulseCrypto
-import PulsePDF
+@testable import PulsePDF
 import PulseStore
 import Testing
 
@@ -60,7 +60,7 @@ struct BuildTests {
             // The file identifier is derived from the content, never qpdf's fixed placeholder.
             #expect(page.firstRange(of: Array("31415926535897932384626433832795".utf8)) == nil)
             let trailer = String(decoding: page.suffix(400), as: UTF8.self)
-            #expect(trailer.contains("/ID [<"), "\(trailer)")
+            #expect(trailer.contains("/ID[<"), "\(trailer)")
         }
     }
 
@@ -153,15 +153,23 @@ struct SealedBuildTests {
 }
 
 struct PageIsolationTests {
-    /// Links and outlines pointing at other pages must not drag those pages' content into a slide.
-    @Test func aSlideCarriesOnlyItsOwnPage() throws {
-        let bytes = Array(try Data(contentsOf: Support.fixtures.appendingPathComponent("pdf/links.pdf")))
+    /// Links and outlines pointing at other pages must not drag those pages' content into a slide, also
+    /// when a page lacks its /Type.
+    @Test(arguments: ["links.pdf", "links-untyped.pdf"])
+    func aSlideCarriesOnlyItsOwnPage(_ fixture: String) throws {
+        let bytes = Array(try Data(contentsOf: Support.fixtures.appendingPathComponent("pdf/\(fixture)")))
         let document = try PDFDocument(bytes: bytes, name: "links.pdf")
         #expect(document.pageCount == 3)
         // qpdf compresses the content streams it writes: look at them through `qpdf --qdf` (uncompressed).
         let folder = try Support.temporaryFolder()
         func expanded(_ n: Int) throws -> [UInt8] {
             let input = folder.appendingPathComponent("page\(n).pdf"), output = folder.appendingPathComponent("qdf\(n).pdf")
+            // Both writers must isolate pages: ours, and qpdf's that it falls back to.
+            #expect(try document.pageWrittenByPageWriter(n) == (try document.page(n)))
+            try Data(try document.pageWrittenByQPDF(n)).write(to: folder.appendingPathComponent("qpdf\(n).pdf"))
+            try #require(try Support.run("/usr/bin/qpdf", ["--qdf", "--object-streams=disable", folder.appendingPathComponent("qpdf\(n).pdf").path, folder.appendingPathComponent("qpdf-qdf\(n).pdf").path]) == 0)
+            let viaQPDF = Array(try Data(contentsOf: folder.appendingPathComponent("qpdf-qdf\(n).pdf")))
+            #expect(viaQPDF.firstRange(of: Array("SECRET-PAGE".utf8)) == nil || n > 0, "qpdf's writer leaked into page 1")
             try Data(try document.page(n)).write(to: input)
             try #require(try Support.run("/usr/bin/qpdf", ["--qdf", "--object-streams=disable", input.path, output.path]) == 0)
             return Array(try Data(contentsOf: output))
@@ -172,5 +180,31 @@ struct PageIsolationTests {
         #expect(!contains(first, "SECRET-PAGE-TWO") && !contains(first, "SECRET-PAGE-THREE"))
         #expect(contains(second, "SECRET-PAGE-TWO") && !contains(second, "SECRET-PAGE-THREE") && !contains(second, "PAGE-ONE-TEXT"))
         #expect(contains(third, "SECRET-PAGE-THREE") && !contains(third, "SECRET-PAGE-TWO"))
+    }
+}
+
+/// Our page writer against qpdf's own split: every page must render to the same pixels.
+struct PageWriterTests {
+    func render(_ pdf: [UInt8], in folder: URL, name: String) throws -> Data {
+        let input = folder.appendingPathComponent("\(name).pdf")
+        try Data(pdf).write(to: input)
+        let prefix = folder.appendingPathComponent(name).path
+        try #require(try Support.run("/usr/bin/pdftoppm", ["-r", "30", "-png", "-singlefile", input.path, prefix]) == 0,
+            "pdftoppm (poppler-utils, installed by Scripts/bootstrap) failed on \(name)")
+        return try Data(contentsOf: URL(fileURLWithPath: prefix + ".png"))
+    }
+
+    @Test(arguments: ["Samples/decks/keynote.pdf", "Tests/Fixtures/pdf/links.pdf", "Tests/Fixtures/pdf/three-pages.pdf"])
+    func pagesRenderLikeQPDFsOwnSplit(_ path: String) throws {
+        let folder = try Support.temporaryFolder()
+        let bytes = Array(try Data(contentsOf: Support.repository.appendingPathComponent(path)))
+        let ours = try PDFDocument(bytes: bytes, name: path), reference = try PDFDocument(bytes: bytes, name: path)
+        for n in 0..<ours.pageCount {
+            let page = try ours.page(n)
+            #expect(try PDFDocument(bytes: page, name: "page").pageCount == 1)
+            let mine = try render(page, in: folder, name: "ours-\(n)")
+            let theirs = try render(try reference.pageWrittenByQPDF(n), in: folder, name: "qpdf-\(n)")
+            #expect(mine == theirs, "\(path) page \(n + 1) renders differently")
+        }
     }
 }

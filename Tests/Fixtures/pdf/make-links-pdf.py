@@ -2,11 +2,14 @@ import sys
 objs = {}
 objs[1] = b"<< /Type /Catalog /Pages 2 0 R /Outlines 9 0 R >>"
 objs[2] = b"<< /Type /Pages /Kids [3 0 R 4 0 R 5 0 R] /Count 3 /MediaBox [0 0 200 200] >>"
-def page(content, annots=b""):
-    return b"<< /Type /Page /Parent 2 0 R /Contents " + str(content).encode() + b" 0 R " + annots + b">>"
+UNTYPED = "--untyped" in sys.argv  # page 3 without /Type /Page: isolation must not rely on /Type
+
+def page(content, annots=b"", typed=True):
+    kind = b"/Type /Page " if typed else b""
+    return b"<< " + kind + b"/Parent 2 0 R /Contents " + str(content).encode() + b" 0 R " + annots + b">>"
 objs[3] = page(6, b"/Annots [<< /Type /Annot /Subtype /Link /Rect [0 0 50 50] /Dest [5 0 R /Fit] >>] ")
 objs[4] = page(7)
-objs[5] = page(8)
+objs[5] = page(8, typed=not UNTYPED)
 def stream(text):
     return b"<< /Length " + str(len(text)).encode() + b" >>\nstream\n" + text + b"\nendstream"
 objs[6] = stream(b"BT (PAGE-ONE-TEXT) Tj ET")
