@@ -208,3 +208,25 @@ struct PageWriterTests {
         }
     }
 }
+/// The same comparison on real decks made by others, when `PULSE_CORPUS` names a folder of PDFs
+/// (`Scripts/corpus` sets it to ../shared/decks; a fresh clone has none, so plain `swift test` skips it).
+struct CorpusRenderTests {
+    static let folder = ProcessInfo.processInfo.environment["PULSE_CORPUS"]
+
+    @Test(.enabled(if: folder != nil, "set PULSE_CORPUS to a folder of PDF decks"))
+    func everyCorpusPageRendersLikeQPDFsOwnSplit() throws {
+        let decks = try FileManager.default.contentsOfDirectory(atPath: try #require(Self.folder)).filter { $0.hasSuffix(".pdf") }
+        #expect(!decks.isEmpty)
+        let work = try Support.temporaryFolder()
+        for deck in decks.sorted() {
+            let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: Self.folder!).appendingPathComponent(deck)))
+            let ours = try PDFDocument(bytes: bytes, name: deck), reference = try PDFDocument(bytes: bytes, name: deck)
+            for n in 0..<ours.pageCount {
+                let page = try ours.pageWrittenByPageWriter(n)
+                let mine = try PageWriterTests().render(page, in: work, name: "ours-\(n)")
+                let theirs = try PageWriterTests().render(try reference.pageWrittenByQPDF(n), in: work, name: "qpdf-\(n)")
+                #expect(mine == theirs, "\(deck) page \(n + 1) renders differently")
+            }
+        }
+    }
+}
