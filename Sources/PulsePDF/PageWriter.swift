@@ -151,24 +151,29 @@ final class PageWriter {
         skipping skipped: String? = nil
     ) throws {
         // The key iterator is one per document: collect the keys before descending into the values.
-        var keys: [String] = []
+        // Keys stay raw bytes: a PDF name need not be UTF-8.
+        var keys: [[CChar]] = []
         qpdf_oh_begin_dict_key_iter(qpdf, dictionary)
         while qpdf_oh_dict_more_keys(qpdf) != QPDF_FALSE {
-            if let key = qpdf_oh_dict_next_key(qpdf) { keys.append(String(cString: key)) }
+            if let key = qpdf_oh_dict_next_key(qpdf) {
+                keys.append(Array(UnsafeBufferPointer(start: key, count: strlen(key) + 1)))  // with its NUL
+            }
         }
+        let skippedKey = skipped.map { Array($0.utf8CString) }
         out += Array("<<".utf8)
-        for key in keys.sorted() where key != skipped {
-            Self.writeName(key, into: &out)
+        for key in keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) where key != skippedKey {
+            Self.writeName(key.dropLast().map { UInt8(bitPattern: $0) }, into: &out)
             out.append(UInt8(ascii: " "))
-            try writeValue(qpdf_oh_get_key(qpdf, dictionary, key), into: &out, references: &references, pageDependent: &pageDependent)
+            let value = key.withUnsafeBufferPointer { qpdf_oh_get_key(qpdf, dictionary, $0.baseAddress) }
+            try writeValue(value, into: &out, references: &references, pageDependent: &pageDependent)
         }
         out += Array(">>".utf8)
     }
 
     /// A name as PDF syntax: `#xx` for delimiters, `#` and bytes outside the printable range.
-    private static func writeName(_ name: String, into out: inout [UInt8]) {
+    private static func writeName(_ name: [UInt8], into out: inout [UInt8]) {
         let hex = Array("0123456789abcdef".utf8)
-        for (position, byte) in name.utf8.enumerated() {
+        for (position, byte) in name.enumerated() {
             if position == 0 && byte == UInt8(ascii: "/") {
                 out.append(byte)
             } else if byte < 33 || byte > 126 || "()<>[]{}/%#".utf8.contains(byte) {

@@ -177,6 +177,7 @@ struct PageIsolationTests {
         let contains = { (page: [UInt8], text: String) in page.firstRange(of: Array(text.utf8)) != nil }
         let first = try expanded(0), second = try expanded(1), third = try expanded(2)
         #expect(contains(first, "PAGE-ONE-TEXT"))
+        #expect(contains(first, "/Caf#e9 (latin-1 name)"), "a non-UTF-8 name is copied byte for byte")
         #expect(!contains(first, "SECRET-PAGE-TWO") && !contains(first, "SECRET-PAGE-THREE"))
         #expect(contains(second, "SECRET-PAGE-TWO") && !contains(second, "SECRET-PAGE-THREE") && !contains(second, "PAGE-ONE-TEXT"))
         #expect(contains(third, "SECRET-PAGE-THREE") && !contains(third, "SECRET-PAGE-TWO"))

@@ -7,7 +7,8 @@ UNTYPED = "--untyped" in sys.argv  # page 3 without /Type /Page: isolation must 
 def page(content, annots=b"", typed=True):
     kind = b"/Type /Page " if typed else b""
     return b"<< " + kind + b"/Parent 2 0 R /Contents " + str(content).encode() + b" 0 R " + annots + b">>"
-objs[3] = page(6, b"/Annots [<< /Type /Annot /Subtype /Link /Rect [0 0 50 50] /Dest [5 0 R /Fit] >>] ")
+# A name that is not UTF-8 (#e9 is one byte): it must be copied byte for byte.
+objs[3] = page(6, b"/Annots [<< /Type /Annot /Subtype /Link /Rect [0 0 50 50] /Dest [5 0 R /Fit] >>] /PieceInfo << /Caf#e9 (latin-1 name) >> ")
 objs[4] = page(7)
 objs[5] = page(8, typed=not UNTYPED)
 def stream(text):
