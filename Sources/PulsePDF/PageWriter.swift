@@ -13,9 +13,10 @@ import PulseCrypto
 final class PageWriter {
     private typealias ObjectID = Int64
 
-    /// A serialized object body and the objects it refers to.
+    /// A serialized object body, its SHA-256 and the objects it refers to.
     private struct Serialized {
         var body: [UInt8]
+        var digest: [UInt8]
         var references: [ObjectID]
     }
 
@@ -57,11 +58,13 @@ final class PageWriter {
 
         // Every object the page reaches, outside other pages.
         var objects: [ObjectID: [UInt8]] = [:]
+        var digests: [ObjectID: [UInt8]] = [:]
         var queue = references
         while let id = queue.popLast() {
             guard objects[id] == nil, id != currentPage else { continue }
             let object = try serialize(id)
             objects[id] = object.body
+            digests[id] = object.digest
             queue += object.references
         }
         let highest = Int(max(objects.keys.max() ?? 0, currentPage) >> 16)
@@ -72,7 +75,10 @@ final class PageWriter {
         let pageReference = "\(currentPage >> 16) \(currentPage & 0xffff) R"
         objects[Self.id(Int32(pagesNumber), 0)] = Array("<</Type/Pages/Kids[\(pageReference)]/Count 1>>".utf8)
         objects[Self.id(Int32(catalogNumber), 0)] = Array("<</Type/Catalog/Pages \(pagesNumber) 0 R>>".utf8)
-        return assemble(objects, size: catalogNumber + 1, root: catalogNumber)
+        for id in [currentPage, Self.id(Int32(pagesNumber), 0), Self.id(Int32(catalogNumber), 0)] {
+            digests[id] = SHA256.hash(objects[id]!)
+        }
+        return assemble(objects, digests: digests, size: catalogNumber + 1, root: catalogNumber)
     }
 
     // MARK: - Objects
@@ -103,7 +109,7 @@ final class PageWriter {
         } else {
             try writeValue(handle, direct: true, into: &body, references: &references, pageDependent: &pageDependent)
         }
-        let object = Serialized(body: body, references: references)
+        let object = Serialized(body: body, digest: SHA256.hash(body), references: references)
         if !pageDependent { shared[id] = object }
         return object
     }
@@ -192,12 +198,20 @@ final class PageWriter {
     // MARK: - File
 
     /// Header, objects in number order, cross-reference table, trailer with a content-derived /ID.
-    private func assemble(_ objects: [ObjectID: [UInt8]], size: Int, root: Int) -> [UInt8] {
+    ///
+    /// The /ID is the SHA-256 (first 16 bytes) of the version and, for each object in number order, its
+    /// number, generation and the SHA-256 of its bytes: everything else in the file follows from these,
+    /// so it names the content as a hash of the whole file would, while a shared object's digest is
+    /// computed once per document instead of once per page.
+    private func assemble(_ objects: [ObjectID: [UInt8]], digests: [ObjectID: [UInt8]], size: Int, root: Int) -> [UInt8] {
+        let identity = SHA256Hasher()
+        identity.update(version)
         var out = Array("%PDF-".utf8) + version + [0x0a, 0x25, 0xe2, 0xe3, 0xcf, 0xd3, 0x0a]
         var offsets: [(number: Int, generation: Int, offset: Int)] = []
         for id in objects.keys.sorted() {
             let number = Int(id >> 16), generation = Int(id & 0xffff)
             offsets.append((number, generation, out.count))
+            identity.update(Array("\n\(number) \(generation) ".utf8) + digests[id]!)
             out += Array("\(number) \(generation) obj\n".utf8)
             out += objects[id]!
             out += Array("\nendobj\n".utf8)
@@ -214,7 +228,7 @@ final class PageWriter {
             }
             start = end + 1
         }
-        let identifier = Hex.encode(SHA256.hash(out).prefix(16))
+        let identifier = Hex.encode(identity.finalize().prefix(16))
         out += Array("trailer\n<</Size \(size)/Root \(root) 0 R/ID[<\(identifier)><\(identifier)>]>>\nstartxref\n\(xref)\n%%EOF\n".utf8)
         return out
     }
