@@ -207,6 +207,8 @@ final class PageWriter {
         let identity = SHA256Hasher()
         identity.update(version)
         var out = Array("%PDF-".utf8) + version + [0x0a, 0x25, 0xe2, 0xe3, 0xcf, 0xd3, 0x0a]
+        // One allocation for the whole file: bodies plus per-object framing and the xref (20 bytes a line).
+        out.reserveCapacity(objects.values.reduce(256) { $0 + $1.count + 64 })
         var offsets: [(number: Int, generation: Int, offset: Int)] = []
         for id in objects.keys.sorted() {
             let number = Int(id >> 16), generation = Int(id & 0xffff)
@@ -224,7 +226,10 @@ final class PageWriter {
             while end + 1 < offsets.count, offsets[end + 1].number == offsets[end].number + 1 { end += 1 }
             out += Array("\(offsets[start].number) \(end - start + 1)\n".utf8)
             for entry in offsets[start...end] {
-                out += Array((Self.pad(entry.offset, 10) + " " + Self.pad(entry.generation, 5) + " n \n").utf8)
+                Self.appendDecimal(entry.offset, width: 10, to: &out)
+                out.append(UInt8(ascii: " "))
+                Self.appendDecimal(entry.generation, width: 5, to: &out)
+                out += [UInt8(ascii: " "), UInt8(ascii: "n"), UInt8(ascii: " "), 0x0a]
             }
             start = end + 1
         }
@@ -233,8 +238,15 @@ final class PageWriter {
         return out
     }
 
-    private static func pad(_ value: Int, _ width: Int) -> String {
-        let digits = String(value)
-        return String(repeating: "0", count: max(0, width - digits.count)) + digits
+    /// `value` in decimal, zero-padded to `width` digits (the fixed-width fields of an xref entry).
+    private static func appendDecimal(_ value: Int, width: Int, to out: inout [UInt8]) {
+        var digits = [UInt8](repeating: UInt8(ascii: "0"), count: width)
+        var rest = value, index = width - 1
+        while rest > 0, index >= 0 {
+            digits[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+            rest /= 10
+            index -= 1
+        }
+        out += digits
     }
 }
