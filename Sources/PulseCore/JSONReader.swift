@@ -147,9 +147,27 @@ public struct JSONReader {
     private func childPath(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
 
     private func check(_ value: String, key: String, matching pattern: String, what: String) throws {
-        guard value.range(of: "^(?:\(pattern))$", options: .regularExpression) != nil else {
+        guard Patterns.matches(value, pattern) else {
             throw error(key, "expected \(what), found \"\(value)\"")
         }
+    }
+}
+
+/// Compiled whole-string patterns, kept: compiling one costs more than matching it.
+private enum Patterns {
+    // NSCache is thread-safe; NSRegularExpression matching is too.
+    nonisolated(unsafe) private static let cache = NSCache<NSString, NSRegularExpression>()
+
+    static func matches(_ value: String, _ pattern: String) -> Bool {
+        let expression: NSRegularExpression
+        if let cached = cache.object(forKey: pattern as NSString) {
+            expression = cached
+        } else {
+            // The patterns are the reader's own constants: a compile failure is a programming error.
+            expression = try! NSRegularExpression(pattern: "^(?:\(pattern))$")
+            cache.setObject(expression, forKey: pattern as NSString)
+        }
+        return expression.firstMatch(in: value, range: NSRange(value.startIndex..., in: value)) != nil
     }
 }
 
