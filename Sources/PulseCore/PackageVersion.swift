@@ -14,10 +14,11 @@ public enum PackageVersion {
         return SHA256.hex(JSONValue.object(fields).canonicalBytes)
     }
 
-    /// `manifest` with its `packageVersion` set.
-    public static func stamped(_ manifest: JSONValue) -> JSONValue {
-        guard case var .object(fields) = manifest else { return manifest }
-        fields[field] = .string(of(manifest))
-        return .object(fields)
+    /// `manifest` with its `packageVersion` set, and that version.
+    public static func stamped(_ manifest: JSONValue) -> (manifest: JSONValue, packageVersion: String) {
+        let version = of(manifest)
+        guard case var .object(fields) = manifest else { return (manifest, version) }
+        fields[field] = .string(version)
+        return (.object(fields), version)
     }
 }

@@ -146,8 +146,7 @@ public struct Builder {
         var content = session.content
         content["slides"] = .array(outcomes.map { ["n": .int($0.n), "assetHash": .string($0.assetHash), "bytes": .int($0.bytes)] })
         content["deckVersion"] = .int(deckVersion)
-        let manifest = PackageVersion.stamped(.object(content))
-        let packageVersion = PackageVersion.of(manifest)
+        let (manifest, packageVersion) = PackageVersion.stamped(.object(content))
 
         let table = KeyTable(
             sessionId: session.id, deckVersion: deckVersion, packageVersion: packageVersion,
@@ -227,8 +226,7 @@ public struct Builder {
         _ kind: PulsePackage.Kind, id: String, content: [String: JSONValue], package: PulsePackage,
         index: inout [String: PackageIndex.Document], journal: BuildJournal
     ) throws -> BuildReport.Document {
-        let manifest = PackageVersion.stamped(.object(content))
-        let packageVersion = PackageVersion.of(manifest)
+        let (manifest, packageVersion) = PackageVersion.stamped(.object(content))
         if try package.writeManifest(kind, id: id, manifest: manifest, packageVersion: packageVersion) {
             journal.created(package.manifestURL(kind, id: id, packageVersion: packageVersion))
         }

@@ -19,7 +19,7 @@ struct CanonicalJSONTests {
 
     @Test func packageVersionIgnoresItselfAndFollowsContent() {
         let manifest: JSONValue = ["session": ["id": "k"], "deckVersion": 1]
-        let stamped = PackageVersion.stamped(manifest)
+        let stamped = PackageVersion.stamped(manifest).manifest
         #expect(PackageVersion.of(stamped) == PackageVersion.of(manifest))
         #expect(stamped[PackageVersion.field]?.stringValue == PackageVersion.of(manifest))
         let changed: JSONValue = ["session": ["id": "k"], "deckVersion": 2]

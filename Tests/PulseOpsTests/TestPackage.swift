@@ -38,12 +38,12 @@ struct TestPackage {
         try store.put(logoBytes, hash: SHA256.hex(logoBytes))
         let logoReference: JSONValue = ["assetHash": .string(SHA256.hex(logoBytes)), "bytes": .int(logoBytes.count), "contentType": "image/png"]
 
-        let manifest = PackageVersion.stamped(["sessionId": .string(session), "slides": .array(references)])
+        let manifest = PackageVersion.stamped(["sessionId": .string(session), "slides": .array(references)]).manifest
         let sessionVersion = PackageVersion.of(manifest)
         try package.writeManifest(.sessions, id: session, manifest: manifest, packageVersion: sessionVersion)
-        let series = PackageVersion.stamped(["seriesId": "devconf", "sessions": [.string(session)]])
+        let series = PackageVersion.stamped(["seriesId": "devconf", "sessions": [.string(session)]]).manifest
         try package.writeManifest(.series, id: "devconf", manifest: series, packageVersion: PackageVersion.of(series))
-        let config = PackageVersion.stamped(["org": "acme", "logo": logoReference])
+        let config = PackageVersion.stamped(["org": "acme", "logo": logoReference]).manifest
         try package.writeManifest(.appconfig, id: "acme", manifest: config, packageVersion: PackageVersion.of(config))
         if let mtime {
             for (kind, id, version) in [(PulsePackage.Kind.sessions, session, sessionVersion),

@@ -80,8 +80,8 @@ struct DiffCommandTests {
         let a = String(repeating: "a", count: 64), b = String(repeating: "b", count: 64), c = String(repeating: "c", count: 64)
         let oldManifest: JSONValue = ["slides": [["n": 0, "assetHash": .string(a), "bytes": 10], ["n": 1, "assetHash": .string(b), "bytes": 20]]]
         let newManifest: JSONValue = ["slides": [["n": 0, "assetHash": .string(a), "bytes": 10], ["n": 1, "assetHash": .string(c), "bytes": 30]]]
-        try Data(PackageVersion.stamped(oldManifest).prettyBytes).write(to: old)
-        try Data(PackageVersion.stamped(newManifest).prettyBytes).write(to: new)
+        try Data(PackageVersion.stamped(oldManifest).manifest.prettyBytes).write(to: old)
+        try Data(PackageVersion.stamped(newManifest).manifest.prettyBytes).write(to: new)
 
         let human = Support.cli(["diff", old.path, new.path])
         #expect(human.code == 0)
