@@ -38,7 +38,8 @@ public enum Hex {
         return count == 64
     }
 
-    private static func value(_ byte: UInt8) -> UInt8? {
+    /// The value of one hex digit (either case), or nil.
+    public static func value(_ byte: UInt8) -> UInt8? {
         switch byte {
         case 0x30...0x39: byte - 0x30
         case 0x61...0x66: byte - 0x61 + 10

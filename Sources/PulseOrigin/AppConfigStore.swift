@@ -91,7 +91,7 @@ final class AppConfigStore: Sendable {
             return .config(config)
         }
         guard let version else { return .unknown }
-        guard Hex.isDigestNameLike(version) else {
+        guard Hex.isDigestName(version) else {
             alarm("index.json: appconfig \"\(slug)\" has an invalid packageVersion")
             return .unavailable
         }
@@ -115,10 +115,4 @@ final class AppConfigStore: Sendable {
                 || byte == 0x2d || byte == 0x5f || byte == 0x2e
         }
     }
-}
-
-enum Hex {
-    static func encode(_ bytes: [UInt8]) -> String { PulseCrypto.Hex.encode(bytes) }
-    /// A packageVersion: 64 lowercase hex digits.
-    static func isDigestNameLike(_ text: String) -> Bool { PulseCrypto.Hex.isDigestName(text) }
 }

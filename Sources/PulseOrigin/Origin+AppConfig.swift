@@ -1,3 +1,4 @@
+import PulseCrypto
 import PulseHTTPServer
 
 extension Origin {
@@ -34,7 +35,7 @@ extension Origin {
             let byte = bytes[index]
             if byte == 0x25 {
                 guard index + 2 < bytes.endIndex + 0, index + 2 <= bytes.endIndex - 1,
-                      let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) else { return nil }
+                      let high = Hex.value(bytes[index + 1]), let low = Hex.value(bytes[index + 2]) else { return nil }
                 out.append(high << 4 | low)
                 index += 3
             } else {
@@ -43,14 +44,5 @@ extension Origin {
             }
         }
         return String(validating: out, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case 0x30...0x39: byte - 0x30
-        case 0x61...0x66: byte - 0x61 + 10
-        case 0x41...0x46: byte - 0x41 + 10
-        default: nil
-        }
     }
 }
