@@ -35,31 +35,21 @@ struct LocalPackage {
             throw OpsError(.badInput, error.path, error.message)
         }
         var seen: [String: AssetReference] = [:]
-        for kind in PulsePackage.Kind.allCases {
-            let folder = package.root.appendingPathComponent(kind.rawValue)
-            let ids = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-            for id in ids.sorted() where !id.hasPrefix(".") {
-                let files = (try? FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent(id).path)) ?? []
-                for file in files.sorted() where file.hasSuffix(".json") && !file.hasPrefix(".") {
-                    let manifest = try Self.readManifest(package, kind: kind, id: id, file: file)
-                    for reference in manifest.assets {
-                        if let other = seen[reference.assetHash], other.bytes != reference.bytes {
-                            throw OpsError(.badInput, "\(root)/\(manifest.path)",
-                                           "names blob \(reference.assetHash) with \(reference.bytes) bytes, another manifest says \(other.bytes)")
-                        }
-                        seen[reference.assetHash] = reference
-                    }
-                    manifests.append(manifest)
-                    if let json = try? JSONValue.parse(manifest.data) { Self.collectContentTypes(json, into: &contentTypes) }
+        for file in package.manifestFiles() {
+            let (manifest, json) = try Self.readManifest(file)
+            for reference in manifest.assets {
+                if let other = seen[reference.assetHash], other.bytes != reference.bytes {
+                    throw OpsError(.badInput, "\(root)/\(manifest.path)",
+                                   "names blob \(reference.assetHash) with \(reference.bytes) bytes, another manifest says \(other.bytes)")
                 }
+                seen[reference.assetHash] = reference
             }
+            manifests.append(manifest)
+            Self.collectContentTypes(json, into: &contentTypes)
         }
-        let current = index.sessions.map { ("sessions", $0.key, $0.value.packageVersion) }
-            + index.series.map { ("series", $0.key, $0.value.packageVersion) }
-            + index.appconfig.map { ("appconfig", $0.key, $0.value.packageVersion) }
         let present = Set(manifests.map(\.path))
-        for (kind, id, version) in current where !present.contains("\(kind)/\(id)/\(version).json") {
-            throw OpsError(.badInput, "\(root)/\(kind)/\(id)/\(version).json", "missing: index.json names it as current")
+        for file in package.currentManifests(index) where !present.contains(file.path) {
+            throw OpsError(.badInput, file.url.path, "missing: index.json names it as current")
         }
         assets = seen.values.sorted { $0.assetHash < $1.assetHash }
         let store = package.assets
@@ -72,9 +62,9 @@ struct LocalPackage {
         }
     }
 
-    static func readManifest(_ package: PulsePackage, kind: PulsePackage.Kind, id: String, file: String) throws -> Manifest {
-        let path = "\(kind.rawValue)/\(id)/\(file)"
-        let url = package.root.appendingPathComponent(path)
+    /// Reads one manifest file and checks it against its name; returns it and its parsed JSON.
+    static func readManifest(_ file: PulsePackage.ManifestFile) throws -> (Manifest, JSONValue) {
+        let url = file.url
         let data: Data
         do { data = try Data(contentsOf: url) } catch {
             throw OpsError(.badInput, url.path, "cannot read manifest")
@@ -83,14 +73,15 @@ struct LocalPackage {
         do { json = try JSONValue.parse(data) } catch {
             throw OpsError(.badInput, url.path, "\(error)")
         }
-        let version = String(file.dropLast(".json".count))
+        let version = file.packageVersion
         guard json[PackageVersion.field]?.stringValue == version, PackageVersion.of(json) == version else {
             throw OpsError(.badInput, url.path, "manifest does not match its packageVersion (damaged or edited)")
         }
-        for reference in json.assetReferences where !Hex.isDigestName(reference.assetHash) || reference.bytes < 0 {
+        let assets = json.assetReferences
+        for reference in assets where !Hex.isDigestName(reference.assetHash) || reference.bytes < 0 {
             throw OpsError(.badInput, url.path, "names an invalid blob \"\(reference.assetHash)\"")
         }
-        return Manifest(path: path, data: data, assets: json.assetReferences)
+        return (Manifest(path: file.path, data: data, assets: assets), json)
     }
 
     static func collectContentTypes(_ json: JSONValue, into types: inout [String: String]) {

@@ -79,28 +79,12 @@ public struct Verifier {
     /// Checks every manifest file (all versions) and that the index's current ones exist.
     private func checkManifests(index: PackageIndex, blobs: [String: Int], report: inout Report) -> [String: JSONValue] {
         var current: [String: JSONValue] = [:]
-        let indexed: [(PulsePackage.Kind, [String: String])] = [
-            (.sessions, index.sessions.mapValues(\.packageVersion)),
-            (.series, index.series.mapValues(\.packageVersion)),
-            (.appconfig, index.appconfig.mapValues(\.packageVersion)),
-        ]
-        for (kind, entries) in indexed {
-            for (id, version) in entries.sorted(by: { $0.key < $1.key }) {
-                let url = package.manifestURL(kind, id: id, packageVersion: version)
-                if !FileManager.default.fileExists(atPath: url.path) {
-                    report.problems.append("\(url.path): current manifest named by index.json is missing")
-                }
-            }
-            let kindFolder = package.root.appendingPathComponent(kind.rawValue)
-            for id in (try? FileManager.default.contentsOfDirectory(atPath: kindFolder.path))?.sorted() ?? [] {
-                let folder = kindFolder.appendingPathComponent(id)
-                for file in (try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.sorted() ?? []
-                where file.hasSuffix(".json") {
-                    let url = folder.appendingPathComponent(file)
-                    guard let manifest = checkManifest(url, blobs: blobs, report: &report) else { continue }
-                    if kind == .sessions, entries[id] == String(file.dropLast(5)) { current[id] = manifest }
-                }
-            }
+        for file in package.currentManifests(index) where !FileManager.default.fileExists(atPath: file.url.path) {
+            report.problems.append("\(file.url.path): current manifest named by index.json is missing")
+        }
+        for file in package.manifestFiles() {
+            guard let manifest = checkManifest(file.url, blobs: blobs, report: &report) else { continue }
+            if file.kind == .sessions, index.sessions[file.id]?.packageVersion == file.packageVersion { current[file.id] = manifest }
         }
         return current
     }

@@ -40,6 +40,50 @@ public struct PulsePackage: Sendable {
         keysFolder.appendingPathComponent(sessionId).appendingPathComponent("\(deckVersion).json")
     }
 
+    /// A manifest file on disk: `<kind>/<id>/<packageVersion>.json`.
+    public struct ManifestFile: Sendable {
+        public var kind: Kind
+        public var id: String
+        /// The packageVersion its name claims.
+        public var packageVersion: String
+        public var url: URL
+        /// The path relative to the package root.
+        public var path: String { "\(kind.rawValue)/\(id)/\(packageVersion).json" }
+    }
+
+    /// Every manifest file of every version, in kind, id and name order (temp files excluded).
+    public func manifestFiles() -> [ManifestFile] {
+        let manager = FileManager.default
+        var found: [ManifestFile] = []
+        for kind in Kind.allCases {
+            let kindFolder = root.appendingPathComponent(kind.rawValue)
+            for id in ((try? manager.contentsOfDirectory(atPath: kindFolder.path)) ?? []).sorted() where !id.hasPrefix(".") {
+                let folder = kindFolder.appendingPathComponent(id)
+                for file in ((try? manager.contentsOfDirectory(atPath: folder.path)) ?? []).sorted()
+                where file.hasSuffix(".json") && !file.hasPrefix(".") {
+                    found.append(ManifestFile(
+                        kind: kind, id: id, packageVersion: String(file.dropLast(".json".count)),
+                        url: folder.appendingPathComponent(file)))
+                }
+            }
+        }
+        return found
+    }
+
+    /// The manifest files `index` names as current (they may be missing: callers check).
+    public func currentManifests(_ index: PackageIndex) -> [ManifestFile] {
+        let entries: [(Kind, [String: String])] = [
+            (.sessions, index.sessions.mapValues(\.packageVersion)),
+            (.series, index.series.mapValues(\.packageVersion)),
+            (.appconfig, index.appconfig.mapValues(\.packageVersion)),
+        ]
+        return entries.flatMap { kind, versions in
+            versions.sorted { $0.key < $1.key }.map { id, version in
+                ManifestFile(kind: kind, id: id, packageVersion: version, url: manifestURL(kind, id: id, packageVersion: version))
+            }
+        }
+    }
+
     /// True if `root` holds a package (has an index.json of our format).
     public var exists: Bool { FileManager.default.fileExists(atPath: indexURL.path) }
 
