@@ -33,6 +33,18 @@ final class RunningOrigin {
     var accessLog: [String] {
         (try? String(contentsOfFile: logPath, encoding: .utf8))?.split(separator: "\n").map(String.init) ?? []
     }
+
+    /// The access log once it has `count` lines (or after two seconds). libmicrohttpd calls the completion
+    /// hook that writes a line only after the last byte went out, so a client can hold the response first.
+    func accessLog(lines count: Int) -> [String] {
+        let deadline = Date().addingTimeInterval(2)
+        var lines = accessLog
+        while lines.count < count && Date() < deadline {
+            usleep(5_000)
+            lines = accessLog
+        }
+        return lines
+    }
 }
 
 @Suite(.serialized) struct LoopbackServerTests {
@@ -83,7 +95,7 @@ final class RunningOrigin {
         #expect(again.body == bytes)
 
         // One connection served all of them, and each request has its log line.
-        let lines = running.accessLog
+        let lines = running.accessLog(lines: 8)
         #expect(lines.count == 8)
         #expect(lines.first?.contains("GET \(path) 200 200000") == true)
         #expect(lines.first?.hasSuffix("verified") == true)
@@ -118,7 +130,9 @@ final class RunningOrigin {
             #expect(response.status == 500)
             #expect(response.header("Cache-Control") == "no-store")
         }
-        #expect(running.accessLog.allSatisfy { $0.hasSuffix("corrupt") })
+        let lines = running.accessLog(lines: 3)
+        #expect(lines.count == 3)
+        #expect(lines.allSatisfy { $0.hasSuffix("corrupt") })
     }
 
     @Test func blobPushedAfterStartIsServed() throws {
