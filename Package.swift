@@ -22,6 +22,7 @@ let package = Package(
     name: "pulse-pack",
     products: [
         .executable(name: "pulse-pack", targets: ["pulse-pack"]),
+        .executable(name: "pulse-pack-ops", targets: ["pulse-pack-ops"]),
         .executable(name: "pulse-origin", targets: ["pulse-origin"]),
         .library(name: "PulsePack", targets: ["PulsePack"]),
     ],
@@ -38,6 +39,7 @@ let package = Package(
         target("PulsePDF", ["CQPDF", "PulseCrypto"]),
         target("PulseImage", ["CZlib"]),
         target("PulseHTTPServer", ["CMicroHTTPD"]),
+        target("PulseSystem", []),
 
         // Pure-Swift domain.
         target("PulseCore", ["PulseCrypto"]),
@@ -47,11 +49,13 @@ let package = Package(
         target("PulseOps", ["PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine"]),
         target("PulseOrigin", ["PulseHTTPServer", "PulseStore", "PulseCore", "PulseCrypto", "PulseCommandLine"]),
         target("PulsePack", [
-            "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseImage", "PulseCommandLine", "PulseAge", "PulseOps",
+            "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseImage", "PulseCommandLine", "PulseAge", "PulseSystem",
         ]),
 
         // Thin executables: parse arguments, call a library.
         .executableTarget(name: "pulse-pack", dependencies: ["PulsePack"], swiftSettings: swiftSettings),
+        // push and gc: their own executable, so pulse-pack never loads libcurl (see PulsePack's OpsCommands).
+        .executableTarget(name: "pulse-pack-ops", dependencies: ["PulseOps"], swiftSettings: swiftSettings),
         .executableTarget(name: "pulse-origin", dependencies: ["PulseOrigin"], swiftSettings: swiftSettings),
 
         testTarget("PulseCryptoTests", ["PulseCrypto", "PulseCore"]),

@@ -33,6 +33,6 @@ public struct OpsEnvironment: Sendable {
             home: variables["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path,
             standardOutput: { print($0) },
             standardError: { FileHandle.standardError.write(Data($0.utf8)) },
-            errorIsTerminal: isatty(STDERR_FILENO) == 1)
+            errorIsTerminal: isatty(STDERR_FILENO) == 1 && variables["TERM"] != "dumb")
     }
 }

@@ -70,7 +70,7 @@ struct Deck: Sendable {
     /// The first bytes of a slide file (enough to recognise its format).
     private static func readHead(_ file: URL) throws -> [UInt8] {
         var isFolder: ObjCBool = false
-        FileManager.default.fileExists(atPath: file.path, isDirectory: &isFolder)
+        _ = FileManager.default.fileExists(atPath: file.path, isDirectory: &isFolder)
         if isFolder.boolValue { throw InputError(file: file.path, "is a folder, expected a slide image") }
         guard let handle = FileHandle(forReadingAtPath: file.path) else {
             throw InputError(file: file.path, "cannot read (\(String(cString: strerror(errno))))")

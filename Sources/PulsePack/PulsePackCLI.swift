@@ -2,7 +2,6 @@ import Foundation
 import PulseAge
 import PulseCommandLine
 import PulseCore
-import PulseOps
 import PulsePDF
 import PulseStore
 
@@ -11,7 +10,7 @@ import PulseStore
 /// Exit codes: 0 ok, 64 usage, 65 bad input (a file or field the user gave is wrong), 1 anything else
 /// (I/O, a full disk, problems found by `verify`).
 public enum PulsePackCLI {
-    /// Extra subcommands (push, gc, keys) contributed by other modules' commands.
+    /// The command tree; `extra` adds subcommands (tests). push and gc are listed, and run by `pulse-pack-ops`.
     public static func root(terminal: Terminal, extra: [Command] = []) -> Command {
         Command(
             name: "pulse-pack",
@@ -23,9 +22,7 @@ public enum PulsePackCLI {
                 KeysCommand.make(console: KeysCommand.Console(
                     print: terminal.print, printError: terminal.printError,
                     writeOutput: { try FileHandle.standardOutput.write(contentsOf: $0) })),
-                PushCommand.make(terminal.opsEnvironment),
-                GCCommand.make(terminal.opsEnvironment),
-            ] + extra)
+            ] + OpsCommands.listing + extra)
     }
 
     /// Runs `pulse-pack` with `arguments` (without the program name); returns the exit code.

@@ -1,5 +1,4 @@
 import Foundation
-import PulseOps
 
 /// Output of the CLI: results to stdout, diagnostics and progress to stderr.
 public final class Terminal: @unchecked Sendable {
@@ -51,23 +50,6 @@ public final class Terminal: @unchecked Sendable {
         guard progressDrawn else { return }
         FileHandle.standardError.write(Data("\r\u{1b}[K".utf8))
         progressDrawn = false
-    }
-}
-
-extension Terminal {
-    /// The push and gc commands' view of this terminal: lines to stdout, progress and errors to stderr.
-    var opsEnvironment: OpsEnvironment {
-        var environment = OpsEnvironment.process
-        environment.standardOutput = { [self] line in print(line) }
-        environment.standardError = { [self] text in
-            if text.hasSuffix("\n") {
-                printError(String(text.dropLast()))
-            } else {
-                FileHandle.standardError.write(Data(text.utf8))  // a progress bar redraw (`\r…`)
-            }
-        }
-        environment.errorIsTerminal = showsProgress
-        return environment
     }
 }
 

@@ -155,9 +155,9 @@ extension FaultTests {
             if !FileManager.default.fileExists(atPath: target.appendingPathComponent("index.json").path) { killedEarly += 1 }
         }
         #expect(killedEarly > 0, "at least one kill must land before the index is published")
-        #expect(Support.cli(["push", package.path, "--to", target.path]).code == 0)
+        #expect(try Support.executable(["push", package.path, "--to", target.path]).code == 0)
         #expect(try Self.targetIsConsistent(target).isEmpty)
-        let again = Support.cli(["push", package.path, "--to", target.path, "--json"])
+        let again = try Support.executable(["push", package.path, "--to", target.path, "--json"])
         #expect(again.code == 0)
         let report = try JSONValue.parse(Data(again.out.joined(separator: "\n").utf8))
         #expect(report["uploaded"] == 0)
@@ -169,7 +169,7 @@ extension FaultTests {
         let mount = try Mount(size: "300k")
         defer { mount.done() }
         let target = mount.path.appendingPathComponent("cdn")
-        let result = Support.cli(["push", package.path, "--to", target.path])
+        let result = try Support.executable(["push", package.path, "--to", target.path])
         #expect(result.code == 1)
         #expect(!FileManager.default.fileExists(atPath: target.appendingPathComponent("index.json").path))
         #expect(try Self.targetIsConsistent(target).isEmpty)

@@ -76,6 +76,27 @@ enum Support {
         return (code, capture.out, capture.err)
     }
 
+    /// Runs the built `pulse-pack` executable (push and gc pass through it to `pulse-pack-ops`), capturing its output.
+    static func executable(_ arguments: [String]) throws -> (code: Int32, out: [String], err: [String]) {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        // Both pipes at once: a child blocked on a full stderr pipe would never close stdout.
+        let capture = Capture()
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) {
+            String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n").forEach { capture.add(err: String($0)) }
+        }
+        String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n").forEach { capture.add(out: String($0)) }
+        group.wait()
+        process.waitUntilExit()
+        return (process.terminationStatus, capture.out, capture.err)
+    }
+
     /// Runs a program and waits; returns its exit status.
     @discardableResult
     static func run(_ executable: String, _ arguments: [String]) throws -> Int32 {
