@@ -43,6 +43,7 @@ public struct Builder {
 
     /// Runs the build. Input is read and checked in full before the package is touched; the package
     /// changes only by new blobs and new files until `index.json` is replaced as the last step.
+    @discardableResult
     public func run(progress: Progress? = nil) throws -> BuildReport {
         let started = Date()
         let warnings = Warnings()

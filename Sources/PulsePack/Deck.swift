@@ -28,6 +28,13 @@ struct Deck: Sendable {
         return 2 * cores
     }
 
+    /// How many of `threads` read slides (see `SlidePipeline`): every thread for images; one in two for a
+    /// PDF, where each reader parses the whole document once more.
+    func readers(forThreads threads: Int) -> Int {
+        if case .pdf = source { return (threads + 1) / 2 }
+        return threads
+    }
+
     var kind: String {
         if case .pdf = source { "pdf" } else { "images" }
     }

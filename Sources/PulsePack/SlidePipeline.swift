@@ -15,64 +15,131 @@ struct SlideOutcome: Sendable {
 
 /// Splits, encrypts and stores a deck's slides on several threads.
 ///
-/// Each thread has its own slide reader (qpdf documents are not thread-safe) and takes the next slide
-/// number from a shared counter, so a slow slide does not hold the others back. The first error stops
-/// all threads; the caller discards the batch.
+/// Some threads are readers: each has its own slide reader (qpdf documents are not thread-safe) and takes
+/// the next slide number from a shared counter. A reader hands the plaintext to a short queue that the
+/// other threads seal and store, or, when the queue is full, seals it itself, so no thread waits while
+/// there is work. A PDF deck has a reader for every two threads: parsing the document again for each
+/// thread would cost more than the pages it reads (the first reader takes the document `Deck.open`
+/// parsed). Image slides are read by every thread. The first error stops all threads; the caller
+/// discards the batch.
 enum SlidePipeline {
     static func run(
         deck: Deck, cipher: SlideCipher, blobs: BlobBatch, workers: Int, progress: @escaping @Sendable () -> Void
     ) throws -> [SlideOutcome] {
-        let state = PipelineState(count: deck.slideCount)
-        DispatchQueue.concurrentPerform(iterations: max(1, min(workers, deck.slideCount))) { _ in
-            let reader: SlideReader
-            do { reader = try deck.makeReader() } catch { return state.fail(error) }
-            while let n = state.next() {
-                do {
-                    let sealed = try cipher.seal(try reader.slide(n))
-                    let isNew = try blobs.put(sealed.ciphertext, hash: sealed.assetHash)
-                    state.finish(SlideOutcome(
-                        n: n, assetHash: sealed.assetHash, bytes: sealed.ciphertext.count,
-                        key: sealed.key, nonce: sealed.nonce, isNew: isNew))
-                    progress()
-                } catch {
-                    return state.fail(error)
+        let threads = max(1, min(workers, deck.slideCount))
+        let readers = deck.readers(forThreads: threads)
+        let state = PipelineState(count: deck.slideCount, readers: readers, queueCapacity: 2 * (threads - readers))
+        let sealAndStore = { @Sendable (n: Int, plaintext: any ContiguousBytes) throws in
+            let sealed = try cipher.seal(plaintext)
+            let isNew = try blobs.put(sealed.ciphertext, hash: sealed.assetHash)
+            state.finish(SlideOutcome(
+                n: n, assetHash: sealed.assetHash, bytes: sealed.ciphertext.count,
+                key: sealed.key, nonce: sealed.nonce, isNew: isNew))
+            progress()
+        }
+        onThreads(threads) { thread in
+            do {
+                if thread < readers {
+                    defer { state.readerFinished() }
+                    let reader = try deck.makeReader()
+                    while let n = state.nextSlide() {
+                        let plaintext = try reader.slide(n)
+                        if !state.offer(n, plaintext) { try sealAndStore(n, plaintext) }
+                    }
                 }
+                while let (n, plaintext) = state.take() { try sealAndStore(n, plaintext) }
+            } catch {
+                state.fail(error)
             }
         }
         return try state.outcomes()
     }
 }
 
-/// The counter, results and first error shared by the pipeline's threads.
+/// Runs `body(0)` on this thread and `body(1)` … `body(count - 1)` on threads of their own, and waits
+/// for all. Unlike `concurrentPerform`, every call is sure to run at the same time as the others, which
+/// the pipeline's threads need: a sealer waits for what a reader hands over.
+private func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    let group = DispatchGroup()
+    for index in 1..<max(count, 1) {
+        group.enter()
+        let thread = Thread {
+            body(index)
+            group.leave()
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+    body(0)
+    group.wait()
+}
+
+/// The slide counter, the queue of read slides, the results and the first error, shared by the threads.
 private final class PipelineState: @unchecked Sendable {
-    private let lock = NSLock()
+    private let condition = NSCondition()
     private var nextIndex = 0
+    private var queue: [(Int, any ContiguousBytes)] = []
+    private let queueCapacity: Int
+    private var readersLeft: Int
     private var results: [SlideOutcome?]
     private var error: (any Error)?
 
-    init(count: Int) {
+    init(count: Int, readers: Int, queueCapacity: Int) {
         results = Array(repeating: nil, count: count)
+        readersLeft = readers
+        self.queueCapacity = queueCapacity
     }
 
-    /// The next slide to do, or nil when all are taken or one failed.
-    func next() -> Int? {
-        lock.withLock {
+    /// The next slide to read, or nil when all are taken or one failed.
+    func nextSlide() -> Int? {
+        condition.withLock {
             guard error == nil, nextIndex < results.count else { return nil }
             defer { nextIndex += 1 }
             return nextIndex
         }
     }
 
+    /// Queues a read slide for another thread; false if the queue is full (the reader seals it itself).
+    func offer(_ n: Int, _ plaintext: any ContiguousBytes) -> Bool {
+        condition.withLock {
+            guard queue.count < queueCapacity else { return false }
+            queue.append((n, plaintext))
+            condition.signal()
+            return true
+        }
+    }
+
+    /// A queued slide; waits while the queue is empty and a reader is still reading. Nil when there is
+    /// nothing left, or after a failure.
+    func take() -> (Int, any ContiguousBytes)? {
+        condition.withLock {
+            while queue.isEmpty && readersLeft > 0 && error == nil { condition.wait() }
+            guard error == nil, !queue.isEmpty else { return nil }
+            return queue.removeFirst()
+        }
+    }
+
+    func readerFinished() {
+        condition.withLock {
+            readersLeft -= 1
+            condition.broadcast()
+        }
+    }
+
     func finish(_ outcome: SlideOutcome) {
-        lock.withLock { results[outcome.n] = outcome }
+        condition.withLock { results[outcome.n] = outcome }
     }
 
     func fail(_ error: any Error) {
-        lock.withLock { if self.error == nil { self.error = error } }
+        condition.withLock {
+            if self.error == nil { self.error = error }
+            queue = []
+            condition.broadcast()
+        }
     }
 
     func outcomes() throws -> [SlideOutcome] {
-        try lock.withLock {
+        try condition.withLock {
             if let error { throw error }
             return results.map { $0! }
         }

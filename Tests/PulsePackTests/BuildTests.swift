@@ -49,6 +49,25 @@ struct BuildTests {
         #expect(Support.snapshot(first) == a)
     }
 
+    /// However many threads read and seal (1 to more than there are slides; readers and sealers in every
+    /// mix), the package is the same, byte for byte.
+    @Test(.timeLimit(.minutes(2))) func threadCountDoesNotChangeThePackage() throws {
+        let folder = try Support.temporaryFolder()
+        let secret = try Support.secretFile(in: folder)
+        let series = Support.samples.appendingPathComponent("series.json")
+        var snapshots: [[String: Data]] = []
+        for workers in [1, 2, 3, 5, 64] {
+            let out = folder.appendingPathComponent("jobs-\(workers)")
+            var options = Builder.Options(input: series, output: out, environment: [:])
+            options.secretFile = secret
+            options.workers = workers
+            try Builder(options: options).run()
+            snapshots.append(Support.snapshot(out))
+        }
+        #expect(snapshots[0].count > 30)
+        for snapshot in snapshots.dropFirst() { #expect(snapshot == snapshots[0]) }
+    }
+
     @Test func pdfPagesAreDeterministic() throws {
         let bytes = Array(try Data(contentsOf: Support.keynotePDF))
         let one = try PDFDocument(bytes: bytes, name: "a"), two = try PDFDocument(bytes: bytes, name: "b")
