@@ -53,16 +53,16 @@ public struct JSONReader {
         return text
     }
 
-    /// A string that must match `pattern` (an anchored regular expression); `what` describes it.
-    public func string(_ key: String, matching pattern: String, what: String) throws -> String {
+    /// A string that must have the shape `format`; `what` describes it.
+    public func string(_ key: String, matching format: TextFormat, what: String) throws -> String {
         let value = try string(key)
-        try check(value, key: key, matching: pattern, what: what)
+        try check(value, key: key, matching: format, what: what)
         return value
     }
 
-    public func optionalString(_ key: String, matching pattern: String, what: String) throws -> String? {
+    public func optionalString(_ key: String, matching format: TextFormat, what: String) throws -> String? {
         guard let value = try optionalString(key) else { return nil }
-        try check(value, key: key, matching: pattern, what: what)
+        try check(value, key: key, matching: format, what: what)
         return value
     }
 
@@ -146,28 +146,10 @@ public struct JSONReader {
 
     private func childPath(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
 
-    private func check(_ value: String, key: String, matching pattern: String, what: String) throws {
-        guard Patterns.matches(value, pattern) else {
+    private func check(_ value: String, key: String, matching format: TextFormat, what: String) throws {
+        guard format.matches(value) else {
             throw error(key, "expected \(what), found \"\(value)\"")
         }
-    }
-}
-
-/// Compiled whole-string patterns, kept: compiling one costs more than matching it.
-private enum Patterns {
-    // NSCache is thread-safe; NSRegularExpression matching is too.
-    nonisolated(unsafe) private static let cache = NSCache<NSString, NSRegularExpression>()
-
-    static func matches(_ value: String, _ pattern: String) -> Bool {
-        let expression: NSRegularExpression
-        if let cached = cache.object(forKey: pattern as NSString) {
-            expression = cached
-        } else {
-            // The patterns are the reader's own constants: a compile failure is a programming error.
-            expression = try! NSRegularExpression(pattern: "^(?:\(pattern))$")
-            cache.setObject(expression, forKey: pattern as NSString)
-        }
-        return expression.firstMatch(in: value, range: NSRange(value.startIndex..., in: value)) != nil
     }
 }
 

@@ -4,13 +4,37 @@ import PulseCrypto
 import PulseImage
 import PulseStore
 
-/// Patterns shared by the series and session readers.
+/// The field formats of series and session files, each with the regular expression it implements
+/// (whole string; `PatternTests` checks the two agree).
 enum Patterns {
-    static let id = "[a-z0-9][a-z0-9-]{0,63}"
-    static let color = "#[0-9A-Fa-f]{6}"
-    static let clock = "([01][0-9]|2[0-3]):[0-5][0-9]"
-    static let date = "[0-9]{4}-[0-9]{2}-[0-9]{2}"
-    static let time = "[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]+)?)?(Z|[+-][0-9]{2}:[0-9]{2})"
+    /// `[a-z0-9][a-z0-9-]{0,63}`
+    static let id = TextFormat { text in
+        text.many(upTo: 1, isIdStart) == 1 && text.many(upTo: 63) { isIdStart($0) || $0 == UInt8(ascii: "-") } >= 0
+    }
+    /// `#[0-9A-Fa-f]{6}`
+    static let color = TextFormat { text in text.skip("#") && text.many(upTo: 6, TextScanner.isHexDigit) == 6 }
+    /// `([01][0-9]|2[0-3]):[0-5][0-9]`
+    static let clock = TextFormat { text in
+        text.number(digits: 2, atMost: 23) && text.skip(":") && text.number(digits: 2, atMost: 59)
+    }
+    /// `[0-9]{4}-[0-9]{2}-[0-9]{2}`
+    static let date = TextFormat(isDate)
+    /// `[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]+)?)?(Z|[+-][0-9]{2}:[0-9]{2})`
+    static let time = TextFormat { text in
+        guard isDate(&text), text.skip("T"), text.digits(2), text.skip(":"), text.digits(2) else { return false }
+        if text.skip(":") {
+            guard text.digits(2) else { return false }
+            if text.skip("."), text.many(TextScanner.isDigit) == 0 { return false }
+        }
+        if text.skip("Z") { return true }
+        return (text.skip("+") || text.skip("-")) && text.digits(2) && text.skip(":") && text.digits(2)
+    }
+
+    private static func isIdStart(_ byte: UInt8) -> Bool { TextScanner.isLowercaseLetter(byte) || TextScanner.isDigit(byte) }
+
+    private static func isDate(_ text: inout TextScanner) -> Bool {
+        text.digits(4) && text.skip("-") && text.digits(2) && text.skip("-") && text.digits(2)
+    }
 }
 
 /// A public image a manifest refers to (speaker photo, logo): stored as a plain content-addressed blob.
