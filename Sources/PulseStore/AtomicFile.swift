@@ -19,20 +19,41 @@ public enum AtomicFile {
     /// Creates `temp` (a path; it must not exist) with `bytes`, fsynced, with permission `mode`;
     /// removes it on failure.
     public static func writeTemp(_ bytes: some DataProtocol, to temp: String, mode: mode_t) throws {
-        let folder = String(temp[..<(temp.lastIndex(of: "/") ?? temp.endIndex)])
+        try sync(try writeUnsynced(bytes, to: temp, mode: mode), temp: temp)
+    }
+
+    /// The first half of `writeTemp`: creates `temp` with `bytes` and `mode`, not yet fsynced; returns
+    /// the open file for `sync`. Removes the file on failure.
+    public static func writeUnsynced(_ bytes: some DataProtocol, to temp: String, mode: mode_t) throws -> FileHandle {
         let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw StoreError.system(folder, "cannot create a file", errno: errno) }
+        guard fd >= 0 else { throw StoreError.system(folderOf(temp), "cannot create a file", errno: errno) }
         let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
         do {
             try handle.write(contentsOf: bytes)
-            try handle.synchronize()
             guard fchmod(fd, mode) == 0 else { throw StoreError.system(temp, "chmod", errno: errno) }
+            return handle
+        } catch {
+            unlink(temp)
+            throw writeError(error, temp: temp)
+        }
+    }
+
+    /// The second half of `writeTemp`: fsyncs and closes the file `writeUnsynced` returned; removes it on failure.
+    public static func sync(_ handle: FileHandle, temp: String) throws {
+        do {
+            try handle.synchronize()
             try handle.close()
         } catch {
             unlink(temp)
-            if let error = error as? StoreError { throw error }
-            throw StoreError(path: folder, "cannot write: \(Self.reason(error))")
+            throw writeError(error, temp: temp)
         }
+    }
+
+    private static func folderOf(_ path: String) -> String { String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]) }
+
+    private static func writeError(_ error: any Error, temp: String) -> StoreError {
+        if let error = error as? StoreError { return error }
+        return StoreError(path: folderOf(temp), "cannot write: \(reason(error))")
     }
 
     /// fsync of a folder, so that a rename in it survives a crash.
