@@ -9,6 +9,42 @@ struct CanonicalJSONTests {
         #expect(String(decoding: value.canonicalBytes, as: UTF8.self) == #"{"a":"x\"y\n","b":[1,true,null],"é":{"A":2,"z":1}}"#)
     }
 
+    @Test func numbersAndEscapes() throws {
+        let value: JSONValue = [
+            "n": [0, 7, -7, 10, -1_000_000, .int(Int.max), .int(Int.min), .double(2.5), .double(-3)],
+            "s": "tab\tcr\rnl\nquote\"back\\slash\u{01}\u{1f}é€😀/",
+        ]
+        let canonical = String(decoding: value.canonicalBytes, as: UTF8.self)
+        #expect(canonical == #"{"n":[0,7,-7,10,-1000000,9223372036854775807,-9223372036854775808,2.5,-3],"#
+            + #""s":"tab\tcr\rnl\nquote\"back\\slash\u0001\u001fé€😀/"}"#)
+        #expect(try JSONValue.parse(Data(value.canonicalBytes))["s"] == value["s"])
+    }
+
+    /// Random values survive canonical and pretty encoding through Foundation's own parser.
+    @Test func randomValuesRoundTrip() throws {
+        var generator = SystemRandomNumberGenerator()
+        func random(_ depth: Int) -> JSONValue {
+            switch Int.random(in: 0..<(depth > 3 ? 4 : 6), using: &generator) {
+            case 0: return .null
+            case 1: return .bool(Bool.random(using: &generator))
+            case 2: return .int(Int.random(in: Int.min...Int.max, using: &generator) >> Int.random(in: 0..<64, using: &generator))
+            case 3: return .string(String((0..<Int.random(in: 0..<12, using: &generator)).map { _ in
+                Character(Unicode.Scalar([0x01, 0x09, 0x0a, 0x22, 0x5c, 0x41, 0x7a, 0xe9, 0x20ac, 0x1f600].randomElement(using: &generator)!)!)
+            }))
+            case 4: return .array((0..<Int.random(in: 0..<5, using: &generator)).map { _ in random(depth + 1) })
+            default:
+                var fields: [String: JSONValue] = [:]
+                for _ in 0..<Int.random(in: 0..<5, using: &generator) { fields["k\(Int.random(in: 0..<99, using: &generator))é"] = random(depth + 1) }
+                return .object(fields)
+            }
+        }
+        for _ in 0..<300 {
+            let value = random(0)
+            #expect(try JSONValue.parse(Data(value.canonicalBytes)) == value)
+            #expect(try JSONValue.parse(Data(value.prettyBytes)) == value)
+        }
+    }
+
     @Test func prettyFormIsStableAndParsesBack() throws {
         let value: JSONValue = ["slides": [["n": 0, "assetHash": "ab", "bytes": 3]], "deckVersion": 1]
         let pretty = value.prettyBytes
