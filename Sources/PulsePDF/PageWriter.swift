@@ -27,6 +27,17 @@ final class PageWriter {
     private var currentPage: ObjectID = 0
     /// Every page of the document, found through the page tree (not by /Type, which a page may lack).
     private let pages: Set<ObjectID>
+    /// What each referenced object is, decided once per document (each qpdf C call costs about 1000
+    /// instructions, and every page refers to the same fonts and images).
+    private var targets: [ObjectID: Target] = [:]
+
+    private enum Target {
+        /// A page: only the page being written may be referred to.
+        case page
+        /// The page tree or the catalog: never written.
+        case structure
+        case other
+    }
 
     init(qpdf: qpdf_data?, pageCount: Int) {
         self.qpdf = qpdf
@@ -120,15 +131,14 @@ final class PageWriter {
     ) throws {
         if !direct, qpdf_oh_is_indirect(qpdf, value) != QPDF_FALSE {
             let id = Self.id(qpdf_oh_get_object_id(qpdf, value), qpdf_oh_get_generation(qpdf, value))
-            if pages.contains(id) || qpdf_oh_is_dictionary_of_type(qpdf, value, "/Page", "") != QPDF_FALSE {
+            switch target(id, value) {
+            case .page:
                 pageDependent = true
-                out += Array((id == currentPage ? "\(id >> 16) \(id & 0xffff) R" : "null").utf8)
-            } else if qpdf_oh_is_dictionary_of_type(qpdf, value, "/Pages", "") != QPDF_FALSE
-                || qpdf_oh_is_dictionary_of_type(qpdf, value, "/Catalog", "") != QPDF_FALSE
-            {
-                out += Array("null".utf8)
-            } else {
-                out += Array("\(id >> 16) \(id & 0xffff) R".utf8)
+                if id == currentPage { Self.appendReference(id, to: &out) } else { out.append(contentsOf: "null".utf8) }
+            case .structure:
+                out.append(contentsOf: "null".utf8)
+            case .other:
+                Self.appendReference(id, to: &out)
                 references.append(id)
             }
             return
@@ -152,6 +162,30 @@ final class PageWriter {
         }
     }
 
+    private func target(_ id: ObjectID, _ value: qpdf_oh) -> Target {
+        if let known = targets[id] { return known }
+        let target: Target
+        if pages.contains(id) || qpdf_oh_is_dictionary_of_type(qpdf, value, "/Page", "") != QPDF_FALSE {
+            target = .page
+        } else if qpdf_oh_is_dictionary_of_type(qpdf, value, "/Pages", "") != QPDF_FALSE
+            || qpdf_oh_is_dictionary_of_type(qpdf, value, "/Catalog", "") != QPDF_FALSE
+        {
+            target = .structure
+        } else {
+            target = .other
+        }
+        targets[id] = target
+        return target
+    }
+
+    /// `12 0 R`
+    private static func appendReference(_ id: ObjectID, to out: inout [UInt8]) {
+        appendDecimal(Int(id >> 16), to: &out)
+        out.append(UInt8(ascii: " "))
+        appendDecimal(Int(id & 0xffff), to: &out)
+        out.append(contentsOf: " R".utf8)
+    }
+
     private func writeDictionary(
         _ dictionary: qpdf_oh, into out: inout [UInt8], references: inout [ObjectID], pageDependent: inout Bool,
         skipping skipped: String? = nil
@@ -166,28 +200,44 @@ final class PageWriter {
             }
         }
         let skippedKey = skipped.map { Array($0.utf8CString) }
-        out += Array("<<".utf8)
+        out.append(contentsOf: "<<".utf8)
         for key in keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) where key != skippedKey {
             Self.writeName(key.dropLast().map { UInt8(bitPattern: $0) }, into: &out)
             out.append(UInt8(ascii: " "))
             let value = key.withUnsafeBufferPointer { qpdf_oh_get_key(qpdf, dictionary, $0.baseAddress) }
             try writeValue(value, into: &out, references: &references, pageDependent: &pageDependent)
         }
-        out += Array(">>".utf8)
+        out.append(contentsOf: ">>".utf8)
     }
 
     /// A name as PDF syntax: `#xx` for delimiters, `#` and bytes outside the printable range.
     private static func writeName(_ name: [UInt8], into out: inout [UInt8]) {
-        let hex = Array("0123456789abcdef".utf8)
         for (position, byte) in name.enumerated() {
             if position == 0 && byte == UInt8(ascii: "/") {
                 out.append(byte)
-            } else if byte < 33 || byte > 126 || "()<>[]{}/%#".utf8.contains(byte) {
-                out += [UInt8(ascii: "#"), hex[Int(byte >> 4)], hex[Int(byte & 0xf)]]
+            } else if needsEscapeInName(byte) {
+                out.append(UInt8(ascii: "#"))
+                appendHex(byte, to: &out)
             } else {
                 out.append(byte)
             }
         }
+    }
+
+    private static func needsEscapeInName(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0..<33, 127...255: true
+        case UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "["), UInt8(ascii: "]"),
+            UInt8(ascii: "{"), UInt8(ascii: "}"), UInt8(ascii: "/"), UInt8(ascii: "%"), UInt8(ascii: "#"):
+            true
+        default: false
+        }
+    }
+
+    private static func appendHex(_ byte: UInt8, to out: inout [UInt8]) {
+        let digits: StaticString = "0123456789abcdef"
+        out.append(digits.utf8Start[Int(byte >> 4)])
+        out.append(digits.utf8Start[Int(byte & 0xf)])
     }
 
     private func takeError() -> String? {
@@ -213,10 +263,15 @@ final class PageWriter {
         for id in objects.keys.sorted() {
             let number = Int(id >> 16), generation = Int(id & 0xffff)
             offsets.append((number, generation, out.count))
-            identity.update(Array("\n\(number) \(generation) ".utf8) + digests[id]!)
-            out += Array("\(number) \(generation) obj\n".utf8)
-            out += objects[id]!
-            out += Array("\nendobj\n".utf8)
+            var label: [UInt8] = [0x0a]
+            Self.appendReference(id, to: &label)
+            label.removeLast()  // "n g R" -> "n g "
+            identity.update(label + digests[id]!)
+            label.removeFirst()
+            out.append(contentsOf: label)
+            out.append(contentsOf: "obj\n".utf8)
+            out.append(contentsOf: objects[id]!)
+            out.append(contentsOf: "\nendobj\n".utf8)
         }
         let xref = out.count
         out += Array("xref\n0 1\n0000000000 65535 f \n".utf8)
@@ -233,9 +288,17 @@ final class PageWriter {
             }
             start = end + 1
         }
-        let identifier = Hex.encode(identity.finalize().prefix(16))
-        out += Array("trailer\n<</Size \(size)/Root \(root) 0 R/ID[<\(identifier)><\(identifier)>]>>\nstartxref\n\(xref)\n%%EOF\n".utf8)
+        var identifier: [UInt8] = []
+        for byte in identity.finalize().prefix(16) { Self.appendHex(byte, to: &identifier) }
+        let hexIdentifier = String(decoding: identifier, as: UTF8.self)
+        out += Array("trailer\n<</Size \(size)/Root \(root) 0 R/ID[<\(hexIdentifier)><\(hexIdentifier)>]>>\nstartxref\n\(xref)\n%%EOF\n".utf8)
         return out
+    }
+
+    /// `value` (not negative) in decimal.
+    private static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
+        if value >= 10 { appendDecimal(value / 10, to: &out) }
+        out.append(UInt8(ascii: "0") + UInt8(value % 10))
     }
 
     /// `value` in decimal, zero-padded to `width` digits (the fixed-width fields of an xref entry).
