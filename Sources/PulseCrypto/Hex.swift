@@ -1,17 +1,22 @@
 /// Lowercase hexadecimal, as used for blob names.
 public enum Hex {
-    private static let digits = Array("0123456789abcdef".utf8)
+    // The per-blob helpers are @inlinable: called generically across modules they ran unspecialized,
+    // 20 K instructions to check one 64-character name.
 
     /// Lowercase hex of `bytes`.
+    @inlinable
     public static func encode(_ bytes: some Sequence<UInt8>) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.underestimatedCount * 2)
         for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0f)])
+            out.append(digit(byte >> 4))
+            out.append(digit(byte & 0x0f))
         }
         return String(decoding: out, as: UTF8.self)
     }
+
+    @inlinable
+    static func digit(_ value: UInt8) -> UInt8 { value < 10 ? 0x30 + value : 0x61 + value - 10 }
 
     /// Bytes of a hex string (either case); nil if it is not hex of whole bytes.
     public static func decode(_ text: some StringProtocol) -> [UInt8]? {
@@ -29,6 +34,7 @@ public enum Hex {
     }
 
     /// True when `text` is exactly 64 lowercase hex digits: the only valid blob name.
+    @inlinable
     public static func isDigestName(_ text: some StringProtocol) -> Bool {
         var count = 0
         for byte in text.utf8 {
