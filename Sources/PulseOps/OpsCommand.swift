@@ -14,7 +14,7 @@ enum OpsCommand {
         } catch {
             let error = OpsError.from(error)
             if error.kind == .usage { throw UsageError(error.description) }
-            environment.standardError("error: \(error.description)\n")
+            environment.standardError("pulse-pack: error: \(error.description)\n")
             return error.exitCode
         }
     }

@@ -21,7 +21,7 @@ import Testing
         let result = runCLI(PushCommand.make, [package.root.path, "--to", "s3://bucket/x", "--endpoint", "http://127.0.0.1:1", "--retries", "1"],
                             variables: ["AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "never-printed-secret"])
         #expect(result.code == 1)
-        #expect(result.err == "error: http://127.0.0.1:1: cannot reach the S3 endpoint (connection refused)\n", "\(result.err)")
+        #expect(result.err == "pulse-pack: error: http://127.0.0.1:1: cannot reach the S3 endpoint (connection refused)\n", "\(result.err)")
         #expect(!result.err.contains("never-printed-secret"))
     }
 
@@ -47,7 +47,7 @@ import Testing
         let result = runCLI(PushCommand.make, [package.root.path, "--to", "s3://no-such-bucket-here/p", "--endpoint", moto.endpoint.absoluteString],
                             variables: ["AWS_ACCESS_KEY_ID": moto.credentials.accessKeyId, "AWS_SECRET_ACCESS_KEY": moto.credentials.secretAccessKey])
         #expect(result.code == 1)
-        #expect(result.err == "error: s3://no-such-bucket-here: no such bucket at \(moto.endpoint.absoluteString)\n", "\(result.err)")
+        #expect(result.err == "pulse-pack: error: s3://no-such-bucket-here: no such bucket at \(moto.endpoint.absoluteString)\n", "\(result.err)")
     }
 
     @Test func credentialsFromANamedProfile() throws {
@@ -119,7 +119,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder); try? FileManager.default.removeItem(at: target) }
         let result = runCLI(PushCommand.make, [folder.path, "--to", target.path])
         #expect(result.code == 65)
-        #expect(result.err == "error: \(folder.path): not a pulse package (no index.json)\n")
+        #expect(result.err == "pulse-pack: error: \(folder.path): not a pulse package (no index.json)\n")
     }
 
     @Test func aMissingBlobAndAnEditedManifestAreBadInput() throws {
@@ -130,7 +130,7 @@ import Testing
         try FileManager.default.removeItem(at: blob)
         let missing = runCLI(PushCommand.make, [package.root.path, "--to", target.path])
         #expect(missing.code == 65)
-        #expect(missing.err == "error: \(blob.path): missing blob (a manifest names it)\n")
+        #expect(missing.err == "pulse-pack: error: \(blob.path): missing blob (a manifest names it)\n")
 
         try package.publish(slides: Self.slides)
         let version = try package.package.readIndex().series["devconf"]!.packageVersion
