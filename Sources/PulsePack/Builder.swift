@@ -66,7 +66,7 @@ public struct Builder {
         let cipher = SlideCipher(secret: try PackageSecret.load(
             file: options.secretFile, environment: options.environment, package: package))
 
-        if keyTables.recipients == nil { try rollForwardKeyTables(package: package, index: index) }
+        try KeyTableWriter.settlePending(in: package, index: index)
 
         var report = BuildReport(package: package.root.path)
         let journal = BuildJournal()
@@ -102,9 +102,9 @@ public struct Builder {
             journal.rollBack()
             throw error
         }
-        // Same deckVersion, new packageVersion: the key table's keys are unchanged, so it is rewritten
-        // only now that the index names the new version (a kill right here is repaired by the next build).
-        for table in journal.keyTablesAfterCommit { try keyTables.write(table, in: package) }
+        // Same deckVersion, new packageVersion: the pending table takes the table's place only now that
+        // the index names the new version (a kill right here is finished by the next build).
+        for pending in journal.pendingKeyTables { try KeyTableWriter.promote(pending) }
 
         report.seconds = Date().timeIntervalSince(started)
         report.warnings = warnings.messages
@@ -158,7 +158,11 @@ public struct Builder {
             })
         let tableURL = keyTables.url(for: table, in: package)
         if deckVersion == previous?.deckVersion {
-            if previous?.packageVersion != packageVersion { journal.keyTablesAfterCommit.append(table) }
+            if previous?.packageVersion != packageVersion {
+                let pending = try keyTables.writePending(table, in: package)
+                journal.created(pending)
+                journal.pendingKeyTables.append(pending)
+            }
         } else {
             // A new deckVersion: a new file that nothing committed refers to yet.
             try keyTables.write(table, in: package)
@@ -235,27 +239,17 @@ public struct Builder {
         index[id] = PackageIndex.Document(packageVersion: packageVersion)
         return BuildReport.Document(kind: kind.rawValue, id: id, packageVersion: packageVersion, changed: changed)
     }
-
-    /// Repairs what a build killed between its commit and its last step left: a key table of the current
-    /// deckVersion that still names an older packageVersion (its keys are the same).
-    private func rollForwardKeyTables(package: PulsePackage, index: PackageIndex) throws {
-        for (id, entry) in index.sessions {
-            let url = package.keyTableURL(sessionId: id, deckVersion: entry.deckVersion)
-            guard var table = try? package.readKeyTable(at: url), table.packageVersion != entry.packageVersion else { continue }
-            table.packageVersion = entry.packageVersion
-            try package.writeKeyTable(table)
-        }
-    }
 }
 
-/// The files a build created before its commit (removed again if it fails), and the key tables to
-/// rewrite after it.
+/// The files a build created before its commit (removed again if it fails), and the pending key tables
+/// to promote after it.
 final class BuildJournal: @unchecked Sendable {
     private let lock = NSLock()
     private var files: [URL] = []
     /// Blobs this build added (committed with the batch, so not yet named by any manifest).
     var blobs: [String] = []
-    var keyTablesAfterCommit: [KeyTable] = []
+    /// Key tables written beside their table, to take its place after the commit.
+    var pendingKeyTables: [URL] = []
 
     func created(_ url: URL) { lock.withLock { files.append(url) } }
 
