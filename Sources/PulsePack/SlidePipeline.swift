@@ -67,7 +67,7 @@ private func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) 
             body(index)
             group.leave()
         }
-        thread.stackSize = 1 << 20
+        thread.stackSize = 8 << 20  // as the main thread: page objects are written recursively
         thread.start()
     }
     body(0)
