@@ -36,9 +36,7 @@ public enum SealedKeyTable {
     public static func write(_ table: KeyTable, sealedTo recipients: [AgeRecipient], in package: PulsePackage) throws -> URL {
         let sealed = try seal(table, to: recipients)
         let url = url(in: package, sessionId: table.sessionId, deckVersion: table.deckVersion)
-        try AtomicFile.makeFolder(package.keysFolder, mode: 0o700)
-        try AtomicFile.makeFolder(url.deletingLastPathComponent(), mode: 0o700)
-        try AtomicFile.write(sealed, to: url, mode: 0o600)
+        try package.writeKeyFile(sealed, to: url)
         return url
     }
 

@@ -288,10 +288,8 @@ final class PageWriter {
             }
             start = end + 1
         }
-        var identifier: [UInt8] = []
-        for byte in identity.finalize().prefix(16) { Self.appendHex(byte, to: &identifier) }
-        let hexIdentifier = String(decoding: identifier, as: UTF8.self)
-        out += Array("trailer\n<</Size \(size)/Root \(root) 0 R/ID[<\(hexIdentifier)><\(hexIdentifier)>]>>\nstartxref\n\(xref)\n%%EOF\n".utf8)
+        let identifier = Hex.encode(identity.finalize().prefix(16))
+        out += Array("trailer\n<</Size \(size)/Root \(root) 0 R/ID[<\(identifier)><\(identifier)>]>>\nstartxref\n\(xref)\n%%EOF\n".utf8)
         return out
     }
 

@@ -9,7 +9,9 @@ import PulseStore
 enum Patterns {
     /// `[a-z0-9][a-z0-9-]{0,63}`
     static let id = TextFormat { text in
-        text.many(upTo: 1, isIdStart) == 1 && text.many(upTo: 63) { isIdStart($0) || $0 == UInt8(ascii: "-") } >= 0
+        guard text.many(upTo: 1, isIdStart) == 1 else { return false }
+        _ = text.many(upTo: 63) { isIdStart($0) || $0 == UInt8(ascii: "-") }
+        return true
     }
     /// `#[0-9A-Fa-f]{6}`
     static let color = TextFormat { text in text.skip("#") && text.many(upTo: 6, TextScanner.isHexDigit) == 6 }

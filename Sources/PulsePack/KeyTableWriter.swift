@@ -40,10 +40,7 @@ struct KeyTableWriter {
     }
 
     private func write(_ table: KeyTable, to url: URL, in package: PulsePackage) throws {
-        let bytes = try recipients.map { try SealedKeyTable.seal(table, to: $0) } ?? table.fileBytes
-        try AtomicFile.makeFolder(package.keysFolder, mode: 0o700)
-        try AtomicFile.makeFolder(url.deletingLastPathComponent(), mode: 0o700)
-        try AtomicFile.write(bytes, to: url, mode: 0o600)
+        try package.writeKeyFile(try recipients.map { try SealedKeyTable.seal(table, to: $0) } ?? table.fileBytes, to: url)
     }
 
     /// Moves a pending table over its table (after the commit that names its packageVersion).

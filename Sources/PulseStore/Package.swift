@@ -142,10 +142,15 @@ public struct PulsePackage: Sendable {
 
     /// Writes a key table, mode 0600 in a 0700 folder.
     public func writeKeyTable(_ table: KeyTable) throws {
-        let url = keyTableURL(sessionId: table.sessionId, deckVersion: table.deckVersion)
+        try writeKeyFile(table.fileBytes, to: keyTableURL(sessionId: table.sessionId, deckVersion: table.deckVersion))
+    }
+
+    /// Writes a file of key material at `url` in `keys/<sessionId>/` (a key table, sealed or not),
+    /// atomically, mode 0600, creating the folders 0700.
+    public func writeKeyFile(_ bytes: [UInt8], to url: URL) throws {
         try AtomicFile.makeFolder(keysFolder, mode: 0o700)
         try AtomicFile.makeFolder(url.deletingLastPathComponent(), mode: 0o700)
-        try AtomicFile.write(table.fileBytes, to: url, mode: 0o600)
+        try AtomicFile.write(bytes, to: url, mode: 0o600)
     }
 
     static let encoder: JSONEncoder = {

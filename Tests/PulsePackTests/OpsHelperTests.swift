@@ -36,28 +36,16 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let lonely = folder.appendingPathComponent("pulse-pack")
         try FileManager.default.copyItem(at: Support.binary, to: lonely)
-        let process = Process()
-        process.executableURL = lonely
-        process.arguments = ["push", folder.path, "--to", folder.appendingPathComponent("cdn").path]
-        let err = Pipe()
-        process.standardError = err
-        try process.run()
-        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 1)
-        #expect(text.split(separator: "\n").count == 1)
-        #expect(text.hasPrefix("pulse-pack: error: cannot run \(folder.appendingPathComponent("pulse-pack-ops").path) (No such file or directory)"))
+        let result = try Support.executable(["push", folder.path, "--to", folder.appendingPathComponent("cdn").path], program: lonely)
+        #expect(result.code == 1)
+        #expect(result.err.count == 1)
+        #expect(result.err.first?.hasPrefix("pulse-pack: error: cannot run \(folder.appendingPathComponent("pulse-pack-ops").path) (No such file or directory)") == true)
     }
 
     @Test func pulsePackDoesNotLinkTheNetworkingStack() throws {
-        let ldd = Process()
-        ldd.executableURL = URL(fileURLWithPath: "/usr/bin/ldd")
-        ldd.arguments = [Support.binary.path]
-        let out = Pipe()
-        ldd.standardOutput = out
-        try ldd.run()
-        let libraries = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        ldd.waitUntilExit()
+        let ldd = try Support.executable([Support.binary.path], program: URL(fileURLWithPath: "/usr/bin/ldd"))
+        #expect(ldd.code == 0)
+        let libraries = ldd.out.joined(separator: "\n")
         #expect(libraries.contains("libqpdf"))
         #expect(!libraries.contains("libcurl"))
         #expect(!libraries.contains("FoundationNetworking"))

@@ -76,10 +76,11 @@ enum Support {
         return (code, capture.out, capture.err)
     }
 
-    /// Runs the built `pulse-pack` executable (push and gc pass through it to `pulse-pack-ops`), capturing its output.
-    static func executable(_ arguments: [String]) throws -> (code: Int32, out: [String], err: [String]) {
+    /// Runs a program (by default the built `pulse-pack`, through which push and gc pass to
+    /// `pulse-pack-ops`) and waits, capturing its output lines.
+    static func executable(_ arguments: [String], program: URL = binary) throws -> (code: Int32, out: [String], err: [String]) {
         let process = Process()
-        process.executableURL = binary
+        process.executableURL = program
         process.arguments = arguments
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
