@@ -40,6 +40,7 @@ let package = Package(
         target("PulseImage", ["CZlib"]),
         target("PulseHTTPServer", ["CMicroHTTPD"]),
         target("PulseSystem", []),
+        target("PulseSQLite", ["CSQLite"]),
 
         // Pure-Swift domain.
         target("PulseCore", ["PulseCrypto"]),
@@ -64,6 +65,7 @@ let package = Package(
         testTarget("PulseAgeTests", ["PulseAge", "PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine"]),
         testTarget("PulseOpsTests", ["PulseOps", "PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine"]),
         testTarget("PulseOriginTests", ["PulseOrigin", "PulseHTTPServer", "PulseCrypto", "PulseCommandLine"]),
+        testTarget("PulseSQLiteTests", ["PulseSQLite"]),
         testTarget("PulsePackTests", ["PulsePack", "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseAge"]),
     ],
     swiftLanguageModes: [.v6]
