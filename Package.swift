@@ -24,6 +24,7 @@ let package = Package(
         .executable(name: "pulse-pack", targets: ["pulse-pack"]),
         .executable(name: "pulse-pack-ops", targets: ["pulse-pack-ops"]),
         .executable(name: "pulse-origin", targets: ["pulse-origin"]),
+        .executable(name: "pulse-server", targets: ["pulse-server"]),
         .library(name: "PulsePack", targets: ["PulsePack"]),
     ],
     targets: [
@@ -59,6 +60,7 @@ let package = Package(
         // push and gc: their own executable, so pulse-pack never loads libcurl (see PulsePack's OpsCommands).
         .executableTarget(name: "pulse-pack-ops", dependencies: ["PulseOps"], swiftSettings: swiftSettings),
         .executableTarget(name: "pulse-origin", dependencies: ["PulseOrigin"], swiftSettings: swiftSettings),
+        .executableTarget(name: "pulse-server", dependencies: ["PulseServer"], swiftSettings: swiftSettings),
 
         testTarget("PulseCryptoTests", ["PulseCrypto", "PulseCore"]),
         testTarget("PulseCoreTests", ["PulseCore"]),

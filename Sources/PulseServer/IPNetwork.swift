@@ -15,7 +15,7 @@ public struct IPNetwork: Hashable, Sendable, CustomStringConvertible {
         let maximum = address.isIPv4 ? 32 : 128
         var length = maximum
         if parts.count == 2 {
-            guard let parsed = Int(parts[1]), parts[1].allSatisfy(\.isASCII), (0...maximum).contains(parsed), parts[1].count <= 3 else {
+            guard parts[1].allSatisfy({ $0 >= "0" && $0 <= "9" }), parts[1].count <= 3, let parsed = Int(parts[1]), (0...maximum).contains(parsed) else {
                 throw ServerError.badInput("\"\(text)\": the prefix length must be 0 to \(maximum)")
             }
             length = parsed
