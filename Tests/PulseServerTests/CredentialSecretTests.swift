@@ -41,3 +41,16 @@ import Testing
         #expect(CredentialSecret.listingId(hash: [0xde, 0xad, 0xbe, 0xef, 0, 1, 2, 3]) == "deadbeef0001")
     }
 }
+
+@Suite struct LifetimeTests {
+    @Test func durationsReadAsSeconds() {
+        #expect(Lifetime.seconds("90s") == 90)
+        #expect(Lifetime.seconds("30m") == 1800)
+        #expect(Lifetime.seconds("2h") == 7200)
+        #expect(Lifetime.seconds("7d") == 604_800)
+        #expect(Lifetime.seconds("45") == 45)
+        for bad in ["", "h", "2x", "-1h", "0s", "1.5h", "367d", "2 h", "99999999999d"] {
+            #expect(Lifetime.seconds(bad) == nil, "\(bad)")
+        }
+    }
+}
