@@ -8,8 +8,8 @@ public final class SQLiteStorage: ServerStorage {
     let pool: DatabasePool
     private let watcher: Mutex<Database>
     private let localWrites = Atomic<UInt64>(0)
-    /// Writers of this process queue here rather than in SQLite's busy handler, which sleeps in steps
-    /// of up to 100 ms: a burst of enrolls would otherwise wait on sleeps, not on the disk.
+    /// Writers of this process queue here rather than in SQLite's busy handler, which polls with sleeps
+    /// of 1 to 100 ms: under contention a writer could sleep past the moment the lock was free.
     private let writers = NSLock()
     /// The database file.
     public let path: String
