@@ -16,9 +16,15 @@ extension SQLiteStorage {
 
     /// Reads one session on `db` (inside or outside a transaction).
     static func session(id: String, on db: Database) throws -> SessionRecord? {
+        // A stored network that no longer parses is an error, never dropped: dropping the last one
+        // would turn a venue-locked session into an unlocked one.
         let networks = try db.cached("SELECT network FROM venue_networks WHERE session_id = ? ORDER BY network")
             .rows([.text(id)]) { $0.string(0) }
-            .compactMap { try? IPNetwork(parsing: $0) }
+            .map { text in
+                do { return try IPNetwork(parsing: text) } catch {
+                    throw ServerError(.storage, "session \(id) has an unreadable venue network in the database: \(error)")
+                }
+            }
         return try db.cached(sessionColumns + " WHERE id = ?").first([.text(id)]) { session($0, venueNetworks: networks) }
     }
 
