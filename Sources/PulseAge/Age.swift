@@ -41,7 +41,7 @@ public enum Age {
         }
         guard let fileKey else { throw AgeError.noMatchingIdentity }
         let macKey = try AgeHeader.macKey(fileKey: fileKey)
-        guard HMACSHA256.isValid(header.mac, for: Array(header.macInput), key: macKey) else {
+        guard try HMACSHA256.isValid(header.mac, for: Array(header.macInput), key: macKey) else {
             throw AgeError.headerMACMismatch
         }
         return try AgeStream.decrypt(file[header.payloadOffset...], fileKey: fileKey)

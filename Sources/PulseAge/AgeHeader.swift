@@ -37,7 +37,7 @@ struct AgeHeader: Sendable {
             out += body[start...] + [0x0a]
         }
         out += Array("---".utf8)
-        let mac = HMACSHA256.authenticationCode(for: out, key: try macKey(fileKey: fileKey))
+        let mac = try HMACSHA256.authenticationCode(for: out, key: try macKey(fileKey: fileKey))
         out += [0x20] + AgeBase64.encodeBytes(mac) + [0x0a]
         return out
     }
