@@ -1,0 +1,72 @@
+// ES256 verification throughput of PulseCrypto, for Scripts/bench-verify (which runs it next to
+// `openssl speed ecdsap256`). Not a test: it prints a measurement.
+//
+//   pulse-bench-verify [--threads N] [--seconds S]
+//
+// One key is parsed once (as the server caches a device's key), then N threads verify 64 different
+// signed request strings round-robin for S seconds. Prints one line:
+//   threads=N seconds=S verifies=V per_second=R
+import Foundation
+import PulseCrypto
+
+func option(_ name: String, default value: Double) -> Double {
+    let arguments = CommandLine.arguments
+    guard let index = arguments.firstIndex(of: "--\(name)") else { return value }
+    guard index + 1 < arguments.count, let parsed = Double(arguments[index + 1]), parsed > 0 else {
+        FileHandle.standardError.write(Data("pulse-bench-verify: --\(name) needs a positive number\n".utf8))
+        exit(64)
+    }
+    return parsed
+}
+
+let threads = Int(option("threads", default: 1))
+let seconds = option("seconds", default: 3)
+
+let key = try P256.PrivateKey()
+let messages: [[UInt8]] = (0..<64).map { index in
+    Array("GET\n/api/sync/keys\nsession=keynote-\(index)\n\(1_700_000_000 + index)\ne3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855".utf8)
+}
+let signatures = try messages.map { try key.signature(for: $0) }
+let publicKey = try P256.PublicKey(derRepresentation: key.publicKey.derRepresentation)
+
+final class Counter: @unchecked Sendable {
+    let lock = NSLock()
+    var verified = 0
+    var failed = 0
+    func add(_ verified: Int, _ failed: Int) {
+        lock.lock()
+        self.verified += verified
+        self.failed += failed
+        lock.unlock()
+    }
+}
+
+let counter = Counter()
+let start = DispatchTime.now().uptimeNanoseconds
+let deadline = start + UInt64(seconds * 1e9)
+let group = DispatchGroup()
+for worker in 0..<threads {
+    group.enter()
+    let thread = Thread {
+        var verified = 0, failed = 0
+        var index = worker * 17
+        while true {
+            for _ in 0..<64 {
+                let slot = index & 63
+                if publicKey.isValidSignature(signatures[slot], for: messages[slot]) { verified += 1 } else { failed += 1 }
+                index += 1
+            }
+            if DispatchTime.now().uptimeNanoseconds >= deadline { break }
+        }
+        counter.add(verified, failed)
+        group.leave()
+    }
+    thread.start()
+}
+group.wait()
+let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+guard counter.failed == 0 else {
+    FileHandle.standardError.write(Data("pulse-bench-verify: \(counter.failed) valid signatures did not verify\n".utf8))
+    exit(1)
+}
+print("threads=\(threads) seconds=\(String(format: "%.2f", elapsed)) verifies=\(counter.verified) per_second=\(String(format: "%.0f", Double(counter.verified) / elapsed))")
