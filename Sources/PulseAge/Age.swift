@@ -14,7 +14,7 @@ public enum Age {
     /// Encrypts `plaintext` to parsed recipients.
     public static func encrypt(_ plaintext: [UInt8], to recipients: [AgeRecipient]) throws -> [UInt8] {
         guard !recipients.isEmpty else { throw AgeError.missing("no recipient given") }
-        let fileKey = try SecureRandom.bytes(fileKeyByteCount)
+        let fileKey = try SecretBytes.random(count: fileKeyByteCount)
         let stanzas = try recipients.map { try $0.wrap(fileKey: fileKey) }
         return try AgeHeader.encode(stanzas: stanzas, fileKey: fileKey) + AgeStream.encrypt(plaintext, fileKey: fileKey)
     }
@@ -34,7 +34,7 @@ public enum Age {
         let file = AgeArmor.isArmored(file) ? try AgeArmor.decode(file) : file
         let header = try AgeHeader.parse(file)
         try checkStanzas(header.stanzas)
-        var fileKey: [UInt8]?
+        var fileKey: SecretBytes?
         for identity in identities {
             fileKey = try identity.unwrap(header.stanzas)
             if fileKey != nil { break }

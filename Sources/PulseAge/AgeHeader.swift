@@ -23,7 +23,7 @@ struct AgeHeader: Sendable {
     var payloadOffset: Int
 
     /// The header with its MAC line, for `stanzas` wrapping `fileKey`.
-    static func encode(stanzas: [AgeStanza], fileKey: [UInt8]) throws -> [UInt8] {
+    static func encode(stanzas: [AgeStanza], fileKey: SecretBytes) throws -> [UInt8] {
         var out = versionLine + [0x0a]
         for stanza in stanzas {
             out += Array(("-> " + stanza.arguments.joined(separator: " ")).utf8) + [0x0a]
@@ -43,7 +43,7 @@ struct AgeHeader: Sendable {
     }
 
     /// `HKDF-SHA-256(ikm = file key, salt = empty, info = "header")`.
-    static func macKey(fileKey: [UInt8]) throws -> [UInt8] {
+    static func macKey(fileKey: SecretBytes) throws -> [UInt8] {
         try HKDF.sha256(inputKeyMaterial: fileKey, salt: [], info: Array("header".utf8), count: 32)
     }
 

@@ -8,7 +8,7 @@ enum AgeStream {
     static let sealedChunkSize = chunkSize + ChaCha20Poly1305.tagByteCount
     static let nonceSize = 16
 
-    static func payloadKey(fileKey: [UInt8], nonce: some Collection<UInt8>) throws -> [UInt8] {
+    static func payloadKey(fileKey: SecretBytes, nonce: some Collection<UInt8>) throws -> [UInt8] {
         try HKDF.sha256(inputKeyMaterial: fileKey, salt: Array(nonce), info: Array("payload".utf8), count: 32)
     }
 
@@ -21,7 +21,7 @@ enum AgeStream {
     }
 
     /// Nonce ‖ sealed chunks. An empty plaintext is one empty final chunk.
-    static func encrypt(_ plaintext: [UInt8], fileKey: [UInt8]) throws -> [UInt8] {
+    static func encrypt(_ plaintext: [UInt8], fileKey: SecretBytes) throws -> [UInt8] {
         let nonce = try SecureRandom.bytes(nonceSize)
         let key = try payloadKey(fileKey: fileKey, nonce: nonce)
         var out = nonce
@@ -40,7 +40,7 @@ enum AgeStream {
     }
 
     /// Decrypts nonce ‖ chunks, refusing truncation, trailing data and a non-initial empty final chunk.
-    static func decrypt(_ payload: ArraySlice<UInt8>, fileKey: [UInt8]) throws -> [UInt8] {
+    static func decrypt(_ payload: ArraySlice<UInt8>, fileKey: SecretBytes) throws -> [UInt8] {
         guard payload.count >= nonceSize else { throw AgeError.damagedPayload("truncated: the payload nonce is missing") }
         let key = try payloadKey(fileKey: fileKey, nonce: payload.prefix(nonceSize))
         let body = payload.dropFirst(nonceSize)
