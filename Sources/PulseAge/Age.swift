@@ -30,8 +30,17 @@ public enum Age {
 
     /// Decrypts an age file with any of the parsed `identities`.
     public static func decrypt(_ file: [UInt8], identities: [AgeIdentity]) throws -> [UInt8] {
+        var plaintext: [UInt8] = []
+        try decrypt(file, identities: identities) { plaintext += $0 }
+        return plaintext
+    }
+
+    /// Decrypts an age file, handing the plaintext to `deliver` chunk by chunk as each authenticates.
+    /// The public API collects it and releases nothing if any chunk fails; the CCTV vectors use this
+    /// to check what a streaming reader would have released before the failure.
+    static func decrypt(_ file: [UInt8], identities: [AgeIdentity], deliver: ([UInt8]) -> Void) throws {
         guard !identities.isEmpty else { throw AgeError.missing("no identity given") }
-        let file = AgeArmor.isArmored(file) ? try AgeArmor.decode(file) : file
+        let file = AgeArmor.looksArmored(file) ? try AgeArmor.decode(file) : file
         let header = try AgeHeader.parse(file)
         try checkStanzas(header.stanzas)
         var fileKey: SecretBytes?
@@ -44,7 +53,7 @@ public enum Age {
         guard try HMACSHA256.isValid(header.mac, for: Array(header.macInput), key: macKey) else {
             throw AgeError.headerMACMismatch
         }
-        return try AgeStream.decrypt(file[header.payloadOffset...], fileKey: fileKey)
+        try AgeStream.decrypt(file[header.payloadOffset...], fileKey: fileKey, deliver: deliver)
     }
 
     /// The rules the spec puts on stanzas before any is tried: X25519 stanzas have exactly one

@@ -211,8 +211,8 @@ import Testing
         let offset = try AgeHeader.parse(two).payloadOffset
         #expect(isDamagedPayload(Array(two.dropLast())), "one byte short")
         #expect(isDamagedPayload(Array(two.dropLast(26))), "final chunk gone")
-        #expect(isDamagedPayload(Array(two.prefix(offset))), "no nonce")
-        #expect(isDamagedPayload(Array(two.prefix(offset + 10))), "short nonce")
+        #expect(isMalformed(Array(two.prefix(offset))), "no nonce")  // CCTV stream_no_nonce: a header failure
+        #expect(isMalformed(Array(two.prefix(offset + 10))), "short nonce")
         #expect(isDamagedPayload(Array(two.prefix(offset + 16))), "no chunks")
         #expect(isDamagedPayload(Array(two.prefix(offset + 16 + 15))), "short chunk")
         #expect(isDamagedPayload(two + [0]), "one trailing byte")
