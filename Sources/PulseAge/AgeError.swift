@@ -23,6 +23,8 @@ public enum AgeError: Error, Equatable, Sendable, CustomStringConvertible {
     case badIdentity(String)
     /// Encryption was asked for with no recipients, or decryption with no identities.
     case missing(String)
+    /// The input is over one of `AgeLimits` (file size, stanza count, identity file size).
+    case tooLarge(String)
 
     public var description: String {
         switch self {
@@ -37,6 +39,7 @@ public enum AgeError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .badRecipient(text): "bad recipient: \(text)"
         case let .badIdentity(text): "bad identity: \(text)"
         case let .missing(text): text
+        case let .tooLarge(text): "too large: \(text)"
         }
     }
 }

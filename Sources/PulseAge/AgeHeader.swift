@@ -70,6 +70,9 @@ struct AgeHeader: Sendable {
                 return AgeHeader(
                     stanzas: stanzas, mac: mac, macInput: file[0..<lineStart + 3], payloadOffset: reader.offset)
             }
+            guard stanzas.count < AgeLimits.maxStanzaCount else {
+                throw .tooLarge("the header has more than \(AgeLimits.maxStanzaCount) recipient stanzas")
+            }
             guard line.starts(with: [0x2d, 0x3e, 0x20]) else { // "-> "
                 throw .malformedHeader("line \(reader.lineNumber) is neither a stanza (\"-> \") nor the MAC (\"---\")")
             }

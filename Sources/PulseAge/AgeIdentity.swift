@@ -41,8 +41,12 @@ public struct AgeIdentity: Sendable, CustomStringConvertible, CustomDebugStringC
     }
 
     /// Parses identity-file text: one identity per line; empty lines and `#` comments are skipped.
-    /// - Throws: `AgeError.badIdentity` with the line number (never its content), or `.missing` for no identity.
+    /// - Throws: `AgeError.badIdentity` with the line number (never its content), `.missing` for no
+    ///   identity, `.tooLarge` over `AgeLimits.maxIdentityFileByteCount`.
     public static func parseFile(_ text: String, name: String = "identity file") throws(AgeError) -> [AgeIdentity] {
+        guard text.utf8.count <= AgeLimits.maxIdentityFileByteCount else {
+            throw .tooLarge("\(name) is \(text.utf8.count) bytes; identity files are at most \(AgeLimits.describe(AgeLimits.maxIdentityFileByteCount))")
+        }
         var identities: [AgeIdentity] = []
         for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
             let line = rawLine.trimmingWhitespace()

@@ -20,6 +20,11 @@ enum AgeStream {
         return nonce
     }
 
+    /// The payload's size for a plaintext of `count` bytes: nonce, then each chunk and its tag.
+    static func sealedSize(plaintextByteCount count: Int) -> Int {
+        nonceSize + count + max(1, (count + chunkSize - 1) / chunkSize) * ChaCha20Poly1305.tagByteCount
+    }
+
     /// Nonce ‖ sealed chunks. An empty plaintext is one empty final chunk.
     static func encrypt(_ plaintext: [UInt8], fileKey: SecretBytes) throws -> [UInt8] {
         let nonce = try SecureRandom.bytes(nonceSize)
