@@ -37,7 +37,7 @@ import Testing
         // Just under the cap: seals and opens.
         let header = try AgeHeader.encode(stanzas: [identity.recipient.wrap(fileKey: SecretBytes.random(count: 16))],
                                           fileKey: SecretBytes.random(count: 16)).count
-        var plaintextCount = AgeLimits.maxFileByteCount - header - 16 - 256 * 16
+        var plaintextCount = AgeLimits.maxFileByteCount - header - 16 - 512 * 16
         while header + AgeStream.sealedSize(plaintextByteCount: plaintextCount) > AgeLimits.maxFileByteCount { plaintextCount -= 1 }
         let plaintext = [UInt8](repeating: 0x42, count: plaintextCount)
         let sealed = try Age.encrypt(plaintext, to: [identity.recipient])
@@ -47,7 +47,7 @@ import Testing
         #expect(isTooLarge { _ = try Age.encrypt(plaintext + [UInt8](repeating: 0, count: 64), to: [identity.recipient]) })
         #expect(isTooLarge { _ = try Age.decrypt(sealed + [UInt8](repeating: 0, count: 64), identities: [identity]) })
         let junk = Array("age-encryption.org/v1\n".utf8) + [UInt8](repeating: 0x41, count: AgeLimits.maxFileByteCount)
-        #expect(throws: AgeError.tooLarge("the file is \(junk.count) bytes; age files here are at most 16 MiB (16777216 bytes)")) {
+        #expect(throws: AgeError.tooLarge("the file is \(junk.count) bytes; age files here are at most 32 MiB (33554432 bytes)")) {
             try Age.decrypt(junk, identities: [identity])
         }
     }
@@ -88,7 +88,7 @@ import Testing
             .write(toFile: bigIdentity, atomically: true, encoding: .utf8)
         let sealed = folder.path("t.age")
         try Data(Age.encrypt([1], to: [identity.recipient])).write(to: URL(fileURLWithPath: sealed))
-        for (arguments, limit) in [(["open", big, "-i", identityFile, "-o", "-"], "16 MiB"),
+        for (arguments, limit) in [(["open", big, "-i", identityFile, "-o", "-"], "32 MiB"),
                                    (["open", sealed, "-i", bigIdentity, "-o", "-"], "64 KiB")] {
             let captured = KeysCommandTests.Captured()
             let code = CommandLineTool.main(
