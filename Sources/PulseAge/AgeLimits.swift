@@ -3,8 +3,8 @@
 /// and identities, a few hundred kilobytes at most.
 public enum AgeLimits {
     /// The largest age file we open (armored or binary) or write: 32 MiB. A key table takes about
-    /// 230 bytes per slide, so a 1,000-slide deck seals to about 220 KB, and the cap allows some
-    /// 140,000 slides. (16 MiB would do for key tables, but the CCTV vectors that cross the 256th
+    /// 220 bytes per slide, so a 1,000-slide deck seals to about 220 KB, and the cap allows some
+    /// 150,000 slides. (16 MiB would do for key tables, but the CCTV vectors that cross the 256th
     /// STREAM chunk are just over 16 MiB, and they must open.)
     public static let maxFileByteCount = 32 << 20
     /// The most recipient stanzas a header may have: 64. Each X25519 stanza costs a key agreement
