@@ -2,6 +2,7 @@
 // `openssl speed ecdsap256`). Not a test: it prints a measurement.
 //
 //   pulse-bench-verify [--threads N] [--seconds S]
+//   pulse-bench-verify --count N        (N verifies, no timing: for callgrind)
 //
 // One key is parsed once (as the server caches a device's key), then N threads verify 64 different
 // signed request strings round-robin for S seconds. Prints one line:
@@ -21,6 +22,8 @@ func option(_ name: String, default value: Double) -> Double {
 
 let threads = Int(option("threads", default: 1))
 let seconds = option("seconds", default: 3)
+// --count N: exactly N verifies on this thread, no clock (for valgrind --tool=callgrind).
+let count = Int(option("count", default: 0))
 
 let key = try P256.PrivateKey()
 let messages: [[UInt8]] = (0..<64).map { index in
@@ -28,6 +31,13 @@ let messages: [[UInt8]] = (0..<64).map { index in
 }
 let signatures = try messages.map { try key.signature(for: $0) }
 let publicKey = try P256.PublicKey(derRepresentation: key.publicKey.derRepresentation)
+
+if count > 0 {
+    var failed = 0
+    for index in 0..<count where !publicKey.isValidSignature(signatures[index & 63], for: messages[index & 63]) { failed += 1 }
+    print("count=\(count) failed=\(failed)")
+    exit(failed == 0 ? 0 : 1)
+}
 
 final class Counter: @unchecked Sendable {
     let lock = NSLock()
