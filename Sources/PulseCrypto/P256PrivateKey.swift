@@ -49,6 +49,7 @@ extension P256 {
         ///   headers, or a bad key.
         public convenience init(pemRepresentation pem: some ContiguousBytes) throws {
             let der = try pem.withUnsafeBytes { bytes -> SecretBytes in
+                guard !bytes.isEmpty else { throw CryptoError.badKey("no PEM block (empty input)") }
                 guard let bio = BIO_new_mem_buf(bytes.baseAddress, Int32(clamping: bytes.count)) else {
                     throw CryptoError.fromQueue("BIO_new_mem_buf")
                 }

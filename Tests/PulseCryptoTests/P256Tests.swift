@@ -125,7 +125,8 @@ import Testing
         #expect(throws: CryptoError.self) { try P256.PrivateKey(pkcs8DERRepresentation: der + [0]) }
         #expect(throws: CryptoError.self) { try P256.PrivateKey(pkcs8DERRepresentation: Array(der.dropLast())) }
         #expect(throws: CryptoError.self) { try P256.PrivateKey(pkcs8DERRepresentation: [UInt8]()) }
-        #expect(throws: CryptoError.self) { try P256.PrivateKey(pemRepresentation: Array("not a key".utf8)) }
+        #expect(throws: CryptoError.badKey("no PEM block")) { try P256.PrivateKey(pemRepresentation: Array("not a key".utf8)) }
+        #expect(throws: CryptoError.badKey("no PEM block (empty input)")) { try P256.PrivateKey(pemRepresentation: [UInt8]()) }
         let pem = String(decoding: try key.pemRepresentation().withUnsafeBytes { Array($0) }, as: UTF8.self)
         #expect(throws: CryptoError.self) {
             try P256.PrivateKey(pemRepresentation: Array(pem.replacingOccurrences(of: "PRIVATE KEY", with: "EC PRIVATE KEY").utf8))
