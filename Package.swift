@@ -57,6 +57,8 @@ let package = Package(
         // push and gc: their own executable, so pulse-pack never loads libcurl (see PulsePack's OpsCommands).
         .executableTarget(name: "pulse-pack-ops", dependencies: ["PulseOps"], swiftSettings: swiftSettings),
         .executableTarget(name: "pulse-origin", dependencies: ["PulseOrigin"], swiftSettings: swiftSettings),
+        // Scripts/bench-verify: ES256 verifies per second, measured next to `openssl speed ecdsap256`.
+        .executableTarget(name: "pulse-bench-verify", dependencies: ["PulseCrypto"], swiftSettings: swiftSettings),
 
         testTarget("PulseCryptoTests", ["PulseCrypto", "PulseCore"]),
         testTarget("PulseCoreTests", ["PulseCore"]),
