@@ -61,6 +61,8 @@ let package = Package(
         .executableTarget(name: "pulse-pack-ops", dependencies: ["PulseOps"], swiftSettings: swiftSettings),
         .executableTarget(name: "pulse-origin", dependencies: ["PulseOrigin"], swiftSettings: swiftSettings),
         .executableTarget(name: "pulse-server", dependencies: ["PulseServer"], swiftSettings: swiftSettings),
+        // Scripts/bench-verify: ES256 verifies per second, measured next to `openssl speed ecdsap256`.
+        .executableTarget(name: "pulse-bench-verify", dependencies: ["PulseCrypto"], swiftSettings: swiftSettings),
 
         testTarget("PulseCryptoTests", ["PulseCrypto", "PulseCore"]),
         testTarget("PulseCoreTests", ["PulseCore"]),

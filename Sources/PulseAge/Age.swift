@@ -1,7 +1,8 @@
 import PulseCrypto
 
 /// age v1 file encryption (c2sp.org/age) with X25519 recipients: files that `age -d` opens, and
-/// opening files that `age -r` wrote. Whole files in memory: sized for key tables, not for videos.
+/// opening files that `age -r` wrote. Whole files in memory: sized for key tables, not for videos
+/// (`AgeLimits` caps file size and stanza count).
 public enum Age {
     static let fileKeyByteCount = 16
 
@@ -12,11 +13,21 @@ public enum Age {
     }
 
     /// Encrypts `plaintext` to parsed recipients.
+    /// - Throws: `AgeError.tooLarge` when the file would be over `AgeLimits` (we never write a file
+    ///   we would refuse to open).
     public static func encrypt(_ plaintext: [UInt8], to recipients: [AgeRecipient]) throws -> [UInt8] {
         guard !recipients.isEmpty else { throw AgeError.missing("no recipient given") }
-        let fileKey = try SecureRandom.bytes(fileKeyByteCount)
+        guard recipients.count <= AgeLimits.maxStanzaCount else {
+            throw AgeError.tooLarge("\(recipients.count) recipients; an age file here has at most \(AgeLimits.maxStanzaCount)")
+        }
+        let fileKey = try SecretBytes.random(count: fileKeyByteCount)
         let stanzas = try recipients.map { try $0.wrap(fileKey: fileKey) }
-        return try AgeHeader.encode(stanzas: stanzas, fileKey: fileKey) + AgeStream.encrypt(plaintext, fileKey: fileKey)
+        let header = try AgeHeader.encode(stanzas: stanzas, fileKey: fileKey)
+        let size = header.count + AgeStream.sealedSize(plaintextByteCount: plaintext.count)
+        guard size <= AgeLimits.maxFileByteCount else {
+            throw AgeError.tooLarge("the sealed file would be \(size) bytes; age files here are at most \(AgeLimits.describe(AgeLimits.maxFileByteCount))")
+        }
+        return try header + AgeStream.encrypt(plaintext, fileKey: fileKey)
     }
 
     /// Decrypts an age file (binary, or ASCII-armored as `age -a` writes) with any of `identities`.
@@ -30,21 +41,33 @@ public enum Age {
 
     /// Decrypts an age file with any of the parsed `identities`.
     public static func decrypt(_ file: [UInt8], identities: [AgeIdentity]) throws -> [UInt8] {
+        var plaintext: [UInt8] = []
+        try decrypt(file, identities: identities) { plaintext += $0 }
+        return plaintext
+    }
+
+    /// Decrypts an age file, handing the plaintext to `deliver` chunk by chunk as each authenticates.
+    /// The public API collects it and releases nothing if any chunk fails; the CCTV vectors use this
+    /// to check what a streaming reader would have released before the failure.
+    static func decrypt(_ file: [UInt8], identities: [AgeIdentity], deliver: ([UInt8]) -> Void) throws {
         guard !identities.isEmpty else { throw AgeError.missing("no identity given") }
-        let file = AgeArmor.isArmored(file) ? try AgeArmor.decode(file) : file
+        guard file.count <= AgeLimits.maxFileByteCount else {
+            throw AgeError.tooLarge("the file is \(file.count) bytes; age files here are at most \(AgeLimits.describe(AgeLimits.maxFileByteCount))")
+        }
+        let file = AgeArmor.looksArmored(file) ? try AgeArmor.decode(file) : file
         let header = try AgeHeader.parse(file)
         try checkStanzas(header.stanzas)
-        var fileKey: [UInt8]?
+        var fileKey: SecretBytes?
         for identity in identities {
             fileKey = try identity.unwrap(header.stanzas)
             if fileKey != nil { break }
         }
         guard let fileKey else { throw AgeError.noMatchingIdentity }
         let macKey = try AgeHeader.macKey(fileKey: fileKey)
-        guard HMACSHA256.isValid(header.mac, for: Array(header.macInput), key: macKey) else {
+        guard try HMACSHA256.isValid(header.mac, for: Array(header.macInput), key: macKey) else {
             throw AgeError.headerMACMismatch
         }
-        return try AgeStream.decrypt(file[header.payloadOffset...], fileKey: fileKey)
+        try AgeStream.decrypt(file[header.payloadOffset...], fileKey: fileKey, deliver: deliver)
     }
 
     /// The rules the spec puts on stanzas before any is tried: X25519 stanzas have exactly one

@@ -4,10 +4,19 @@
 enum AgeArmor {
     static let begin = Array("-----BEGIN AGE ENCRYPTED FILE-----".utf8)
     static let end = Array("-----END AGE ENCRYPTED FILE-----".utf8)
+    static let dashes = Array("-----".utf8)
 
     /// True if `file` (after leading whitespace) starts with the armor's BEGIN line.
     static func isArmored(_ file: [UInt8]) -> Bool {
         file.drop(while: isWhitespace).starts(with: begin)
+    }
+
+    /// True if `file` is not a binary age file but holds PEM-style dashes: it is meant as armor
+    /// (perhaps with garbage before it, a wrong label or spaces in the BEGIN line), so the armor
+    /// parser should say what is wrong rather than "not an age file".
+    static func looksArmored(_ file: [UInt8]) -> Bool {
+        guard !file.starts(with: AgeHeader.versionPrefix) else { return false }
+        return isArmored(file) || file.indices.contains { file[$0...].starts(with: dashes) }
     }
 
     /// The binary age file inside the armor.
@@ -16,7 +25,7 @@ enum AgeArmor {
         var lines = Array(trimmed).split(separator: 0x0a, omittingEmptySubsequences: false).map { line in
             line.last == 0x0d ? line.dropLast() : line
         }
-        guard lines.count >= 3, lines.first!.elementsEqual(begin) else { throw bad("no BEGIN AGE ENCRYPTED FILE line") }
+        guard lines.count >= 2, lines.first!.elementsEqual(begin) else { throw bad("the first line is not -----BEGIN AGE ENCRYPTED FILE-----") }
         guard lines.last!.elementsEqual(end) else { throw bad("no END AGE ENCRYPTED FILE line after the base64") }
         lines = Array(lines.dropFirst().dropLast())
         var text: [UInt8] = []
@@ -36,7 +45,7 @@ enum AgeArmor {
     }
 
     private static func bad(_ reason: String) -> AgeError {
-        .malformedHeader("ASCII armor: \(reason)")
+        .malformedArmor(reason)
     }
 
     private static func isWhitespace(_ byte: UInt8) -> Bool {

@@ -9,6 +9,8 @@ public enum AgeError: Error, Equatable, Sendable, CustomStringConvertible {
     case unsupported(String)
     /// The header breaks the age v1 grammar or a stanza breaks its recipient type's rules.
     case malformedHeader(String)
+    /// The file starts like ASCII armor (`-----BEGIN AGE ENCRYPTED FILE-----`) but is not strict armor.
+    case malformedArmor(String)
     /// The header MAC does not match: the header was changed, or the file key is not the sender's.
     case headerMACMismatch
     /// The payload failed authentication, is truncated, or has data after its final chunk.
@@ -21,6 +23,8 @@ public enum AgeError: Error, Equatable, Sendable, CustomStringConvertible {
     case badIdentity(String)
     /// Encryption was asked for with no recipients, or decryption with no identities.
     case missing(String)
+    /// The input is over one of `AgeLimits` (file size, stanza count, identity file size).
+    case tooLarge(String)
 
     public var description: String {
         switch self {
@@ -28,12 +32,14 @@ public enum AgeError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .unsupportedVersion(version): "unsupported age format version \"\(version)\" (only v1 is supported)"
         case let .unsupported(text): text
         case let .malformedHeader(text): "malformed age header: \(text)"
+        case let .malformedArmor(text): "malformed age ASCII armor: \(text)"
         case .headerMACMismatch: "age header MAC mismatch: the header is damaged or was changed"
         case let .damagedPayload(text): "damaged age file: \(text)"
         case .noMatchingIdentity: "no identity matches this file (wrong identity, or the file was sealed to someone else)"
         case let .badRecipient(text): "bad recipient: \(text)"
         case let .badIdentity(text): "bad identity: \(text)"
         case let .missing(text): text
+        case let .tooLarge(text): "too large: \(text)"
         }
     }
 }

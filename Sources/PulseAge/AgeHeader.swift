@@ -23,7 +23,7 @@ struct AgeHeader: Sendable {
     var payloadOffset: Int
 
     /// The header with its MAC line, for `stanzas` wrapping `fileKey`.
-    static func encode(stanzas: [AgeStanza], fileKey: [UInt8]) throws -> [UInt8] {
+    static func encode(stanzas: [AgeStanza], fileKey: SecretBytes) throws -> [UInt8] {
         var out = versionLine + [0x0a]
         for stanza in stanzas {
             out += Array(("-> " + stanza.arguments.joined(separator: " ")).utf8) + [0x0a]
@@ -37,13 +37,13 @@ struct AgeHeader: Sendable {
             out += body[start...] + [0x0a]
         }
         out += Array("---".utf8)
-        let mac = HMACSHA256.authenticationCode(for: out, key: try macKey(fileKey: fileKey))
+        let mac = try HMACSHA256.authenticationCode(for: out, key: try macKey(fileKey: fileKey))
         out += [0x20] + AgeBase64.encodeBytes(mac) + [0x0a]
         return out
     }
 
     /// `HKDF-SHA-256(ikm = file key, salt = empty, info = "header")`.
-    static func macKey(fileKey: [UInt8]) throws -> [UInt8] {
+    static func macKey(fileKey: SecretBytes) throws -> [UInt8] {
         try HKDF.sha256(inputKeyMaterial: fileKey, salt: [], info: Array("header".utf8), count: 32)
     }
 
@@ -69,6 +69,9 @@ struct AgeHeader: Sendable {
                 guard !stanzas.isEmpty else { throw .malformedHeader("no recipient stanzas") }
                 return AgeHeader(
                     stanzas: stanzas, mac: mac, macInput: file[0..<lineStart + 3], payloadOffset: reader.offset)
+            }
+            guard stanzas.count < AgeLimits.maxStanzaCount else {
+                throw .tooLarge("the header has more than \(AgeLimits.maxStanzaCount) recipient stanzas")
             }
             guard line.starts(with: [0x2d, 0x3e, 0x20]) else { // "-> "
                 throw .malformedHeader("line \(reader.lineNumber) is neither a stanza (\"-> \") nor the MAC (\"---\")")

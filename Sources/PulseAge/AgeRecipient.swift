@@ -42,7 +42,7 @@ public struct AgeRecipient: Equatable, Sendable, CustomStringConvertible {
     public var description: String { Bech32.encode(hrp: Self.hrp, data: publicKey) }
 
     /// Wraps `fileKey` for this recipient in a fresh `X25519` stanza.
-    func wrap(fileKey: [UInt8]) throws -> AgeStanza {
+    func wrap(fileKey: SecretBytes) throws -> AgeStanza {
         let ephemeralSecret = try X25519.generatePrivateKey()
         let share = try X25519.publicKey(privateKey: ephemeralSecret)
         let shared = try X25519.sharedSecret(privateKey: ephemeralSecret, publicKey: publicKey)

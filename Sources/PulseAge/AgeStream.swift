@@ -8,7 +8,7 @@ enum AgeStream {
     static let sealedChunkSize = chunkSize + ChaCha20Poly1305.tagByteCount
     static let nonceSize = 16
 
-    static func payloadKey(fileKey: [UInt8], nonce: some Collection<UInt8>) throws -> [UInt8] {
+    static func payloadKey(fileKey: SecretBytes, nonce: some Collection<UInt8>) throws -> [UInt8] {
         try HKDF.sha256(inputKeyMaterial: fileKey, salt: Array(nonce), info: Array("payload".utf8), count: 32)
     }
 
@@ -20,8 +20,13 @@ enum AgeStream {
         return nonce
     }
 
+    /// The payload's size for a plaintext of `count` bytes: nonce, then each chunk and its tag.
+    static func sealedSize(plaintextByteCount count: Int) -> Int {
+        nonceSize + count + max(1, (count + chunkSize - 1) / chunkSize) * ChaCha20Poly1305.tagByteCount
+    }
+
     /// Nonce ‖ sealed chunks. An empty plaintext is one empty final chunk.
-    static func encrypt(_ plaintext: [UInt8], fileKey: [UInt8]) throws -> [UInt8] {
+    static func encrypt(_ plaintext: [UInt8], fileKey: SecretBytes) throws -> [UInt8] {
         let nonce = try SecureRandom.bytes(nonceSize)
         let key = try payloadKey(fileKey: fileKey, nonce: nonce)
         var out = nonce
@@ -40,13 +45,24 @@ enum AgeStream {
     }
 
     /// Decrypts nonce ‖ chunks, refusing truncation, trailing data and a non-initial empty final chunk.
-    static func decrypt(_ payload: ArraySlice<UInt8>, fileKey: [UInt8]) throws -> [UInt8] {
-        guard payload.count >= nonceSize else { throw AgeError.damagedPayload("truncated: the payload nonce is missing") }
+    static func decrypt(_ payload: ArraySlice<UInt8>, fileKey: SecretBytes) throws -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(payload.count)
+        try decrypt(payload, fileKey: fileKey) { out += $0 }
+        return out
+    }
+
+    /// Decrypts nonce ‖ chunks, handing each chunk's plaintext to `deliver` once it has
+    /// authenticated, in order, as a streaming reader would release it; throws at the first problem.
+    /// A full-size chunk whose final flag contradicts its place (a final chunk with more data after
+    /// it, a non-final one at the end of the file) is authentic, so it is delivered before the error,
+    /// as the reference implementation does; a short chunk can only be final and is never delivered
+    /// under the other flag. The CCTV vectors check exactly what was delivered.
+    static func decrypt(_ payload: ArraySlice<UInt8>, fileKey: SecretBytes, deliver: ([UInt8]) -> Void) throws {
+        guard payload.count >= nonceSize else { throw AgeError.malformedHeader("the file ends before the 16-byte payload nonce") }
         let key = try payloadKey(fileKey: fileKey, nonce: payload.prefix(nonceSize))
         let body = payload.dropFirst(nonceSize)
         guard !body.isEmpty else { throw AgeError.damagedPayload("truncated: the payload has no chunks") }
-        var out: [UInt8] = []
-        out.reserveCapacity(body.count)
         var start = body.startIndex
         var counter: UInt64 = 0
         while true {
@@ -58,7 +74,8 @@ enum AgeStream {
             }
             guard let plain = try? open(chunk, key: key, counter: counter, last: last) else {
                 // Say what the other flag would have meant: a clearer error, same refusal.
-                if (try? open(chunk, key: key, counter: counter, last: !last)) != nil {
+                if let authentic = try? open(chunk, key: key, counter: counter, last: !last) {
+                    if chunk.count == sealedChunkSize { deliver(authentic) }
                     throw AgeError.damagedPayload(last
                         ? "truncated: the file ends before its final chunk"
                         : "trailing data after the final chunk")
@@ -69,10 +86,10 @@ enum AgeStream {
                 guard !plain.isEmpty || counter == 0 else {
                     throw AgeError.damagedPayload("the final chunk is empty (only allowed for an empty payload)")
                 }
-                out += plain
-                return out
+                deliver(plain)
+                return
             }
-            out += plain
+            deliver(plain)
             start += sealedChunkSize
             counter += 1
         }

@@ -1,12 +1,24 @@
 import Foundation
+import PulseCommandLine
 import PulseStore
 
 /// File reads and 0600 writes for the `keys` commands, with one-line errors.
 enum KeyFiles {
-    static func read(_ url: URL) throws -> [UInt8] {
-        do { return Array(try Data(contentsOf: url)) } catch {
-            throw KeysFailure(url.path, "cannot read: \(AtomicFile.reason(error))", code: 1)
+    /// The whole file, refusing one over `limit` bytes without reading more than `limit + 1`.
+    /// - Parameter what: what the file is, for the error ("sealed key table").
+    static func read(_ url: URL, limit: Int, what: String) throws -> [UInt8] {
+        let data: Data
+        do {
+            let handle = try FileHandle(forReadingFrom: url)
+            defer { try? handle.close() }
+            data = try handle.read(upToCount: limit + 1) ?? Data()
+        } catch {
+            throw KeysFailure(url.path, "cannot read: \(AtomicFile.reason(error))", code: ExitCode.failure)
         }
+        guard data.count <= limit else {
+            throw KeysFailure(url.path, "is over \(AgeLimits.describe(limit)), the limit for \(what)", code: ExitCode.dataError)
+        }
+        return Array(data)
     }
 
     /// Atomic write, mode 0600 (a temp file renamed over any previous one).

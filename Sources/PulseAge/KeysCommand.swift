@@ -90,7 +90,7 @@ public enum KeysCommand {
                     for url in written { console.print(url.path) }
                     return ExitCode.success
                 }
-                let bytes = try KeyFiles.read(input)
+                let bytes = try KeyFiles.read(input, limit: AgeLimits.maxFileByteCount, what: "a key table")
                 _ = try SealedKeyTable.decode(bytes, name: input.path)
                 let sealed = try Age.encrypt(bytes, to: recipients)
                 let out = arguments.value("out") ?? input.path + "." + SealedKeyTable.fileExtension
@@ -132,13 +132,15 @@ public enum KeysCommand {
                 }
                 var identities: [AgeIdentity] = []
                 for path in identityFiles {
-                    let text = String(decoding: try KeyFiles.read(URL(fileURLWithPath: path)), as: UTF8.self)
+                    let bytes = try KeyFiles.read(URL(fileURLWithPath: path), limit: AgeLimits.maxIdentityFileByteCount, what: "an identity file")
+                    let text = String(decoding: bytes, as: UTF8.self)
                     do throws(AgeError) { identities += try AgeIdentity.parseFile(text, name: "identity file") } catch {
                         throw KeysFailure(path, error.description, code: ExitCode.dataError)
                     }
                 }
                 let plaintext: [UInt8]
-                do { plaintext = try Age.decrypt(try KeyFiles.read(input), identities: identities) } catch let error as AgeError {
+                let sealed = try KeyFiles.read(input, limit: AgeLimits.maxFileByteCount, what: "an age file")
+                do { plaintext = try Age.decrypt(sealed, identities: identities) } catch let error as AgeError {
                     throw KeysFailure(input.path, error.description, code: ExitCode.dataError)
                 }
                 if out == "-" {
@@ -164,7 +166,7 @@ public enum KeysCommand {
             let names = (try? manager.contentsOfDirectory(atPath: folder.path)) ?? []
             for name in names.sorted() where name.hasSuffix(".json") && !name.hasPrefix(".") {
                 let url = folder.appendingPathComponent(name)
-                let bytes = try KeyFiles.read(url)
+                let bytes = try KeyFiles.read(url, limit: AgeLimits.maxFileByteCount, what: "a key table")
                 _ = try SealedKeyTable.decode(bytes, name: url.path)
                 let target = url.appendingPathExtension(SealedKeyTable.fileExtension)
                 try KeyFiles.write(try Age.encrypt(bytes, to: recipients), to: target)

@@ -8,6 +8,9 @@ public enum CryptoError: Error, Equatable, CustomStringConvertible {
     case authenticationFailure
     /// A parameter is outside what the primitive accepts (for example an HKDF output too long).
     case invalidParameter(String)
+    /// A key is not usable: malformed encoding, another curve, a point not on the curve. The text
+    /// says which rule failed and never contains key material.
+    case badKey(String)
     /// libcrypto reported an error; the text comes from its error queue.
     case library(String)
 
@@ -16,6 +19,7 @@ public enum CryptoError: Error, Equatable, CustomStringConvertible {
         case let .badLength(what, expected, actual): "\(what) must be \(expected) bytes, got \(actual)"
         case .authenticationFailure: "authentication failed (wrong key or damaged ciphertext)"
         case let .invalidParameter(text): text
+        case let .badKey(text): "bad key: \(text)"
         case let .library(text): "libcrypto: \(text)"
         }
     }

@@ -1,11 +1,12 @@
 import COpenSSL
+import Foundation
 
 /// HKDF with SHA-256 (RFC 5869), extract then expand.
 public enum HKDF {
-    /// Derives `count` bytes from input key material, a salt and context info.
+    /// Derives `count` bytes from input key material (an array or `SecretBytes`), a salt and context info.
     /// - Throws: `.invalidParameter` when `count` is 0 or over 255 × 32 bytes.
     public static func sha256(
-        inputKeyMaterial ikm: [UInt8], salt: [UInt8], info: [UInt8], count: Int
+        inputKeyMaterial ikm: some ContiguousBytes, salt: [UInt8], info: [UInt8], count: Int
     ) throws -> [UInt8] {
         guard count > 0, count <= 255 * SHA256.byteCount else {
             throw CryptoError.invalidParameter("HKDF-SHA256 output must be 1 to \(255 * SHA256.byteCount) bytes, asked \(count)")
@@ -13,15 +14,17 @@ public enum HKDF {
         guard let context = EVP_KDF_CTX_new(KDFs.hkdf) else { throw CryptoError.fromQueue("EVP_KDF_CTX_new") }
         defer { EVP_KDF_CTX_free(context) }
         var output = [UInt8](repeating: 0, count: count)
-        let result = withHKDFParameters(ikm: ikm, salt: salt, info: info) { parameters in
-            EVP_KDF_derive(context, &output, count, parameters)
+        let result = ikm.withUnsafeBytes { ikm in
+            withHKDFParameters(ikm: ikm, salt: salt, info: info) { parameters in
+                EVP_KDF_derive(context, &output, count, parameters)
+            }
         }
         try check(result, "HKDF-SHA256")
         return output
     }
 
     private static func withHKDFParameters(
-        ikm: [UInt8], salt: [UInt8], info: [UInt8], _ body: (UnsafePointer<OSSL_PARAM>) -> Int32
+        ikm: UnsafeRawBufferPointer, salt: [UInt8], info: [UInt8], _ body: (UnsafePointer<OSSL_PARAM>) -> Int32
     ) -> Int32 {
         "SHA256".withCString { digestName in
             withNonNullBytes(ikm) { ikm in
@@ -50,8 +53,15 @@ public enum HKDF {
     private static func withNonNullBytes<R>(
         _ bytes: [UInt8], _ body: ((pointer: UnsafeMutableRawPointer, count: Int)) -> R
     ) -> R {
-        var storage = bytes.isEmpty ? [0] : bytes
-        return storage.withUnsafeMutableBytes { body(($0.baseAddress!, bytes.count)) }
+        bytes.withUnsafeBytes { withNonNullBytes($0, body) }
+    }
+
+    /// The same for a raw buffer (key material is read in place, never copied).
+    private static func withNonNullBytes<R>(
+        _ bytes: UnsafeRawBufferPointer, _ body: ((pointer: UnsafeMutableRawPointer, count: Int)) -> R
+    ) -> R {
+        if let base = bytes.baseAddress, bytes.count > 0 { return body((UnsafeMutableRawPointer(mutating: base), bytes.count)) }
+        return withUnsafeTemporaryAllocation(byteCount: 1, alignment: 1) { body(($0.baseAddress!, 0)) }
     }
 }
 

@@ -130,7 +130,7 @@ public final class S3Client: Sendable {
     func request(
         _ method: String, key: String, query: [(name: String, value: String)], body: Data,
         headers: [(name: String, value: String)], payloadHash: String?
-    ) -> URLRequest {
+    ) throws -> URLRequest {
         let basePath = endpoint.path.hasSuffix("/") ? String(endpoint.path.dropLast()) : endpoint.path
         let path = basePath + "/" + bucket + (key.isEmpty ? "" : "/" + key)
         let encodedPath = path.split(separator: "/", omittingEmptySubsequences: false)
@@ -143,7 +143,7 @@ public final class S3Client: Sendable {
 
         let hash = payloadHash ?? SHA256.hex(body)
         var signed = headers + [("Host", host), ("x-amz-content-sha256", hash)]
-        let signature = signer.sign(
+        let signature = try signer.sign(
             SigV4.Request(method: method, path: path, query: query, headers: signed, payloadHash: hash), date: Date())
         signed += signature.addedHeaders
 

@@ -56,7 +56,8 @@ public struct SigV4: Sendable {
     public static let emptyPayloadHash = SHA256.hex([UInt8]())
 
     /// Signs `request` at `date`. `X-Amz-Date` (and the session token, if any) are added and signed.
-    public func sign(_ request: Request, date: Date) -> Signature {
+    /// - Throws: `CryptoError` if libcrypto fails to compute an HMAC.
+    public func sign(_ request: Request, date: Date) throws -> Signature {
         let (amzDate, day) = Self.timestamps(date)
         var added: [(name: String, value: String)] = [("X-Amz-Date", amzDate)]
         if let token = credentials.sessionToken { added.append(("X-Amz-Security-Token", token)) }
@@ -85,11 +86,11 @@ public struct SigV4: Sendable {
             "AWS4-HMAC-SHA256", amzDate, scope, SHA256.hex(Array(canonicalRequest.utf8)),
         ].joined(separator: "\n")
 
-        var key = HMACSHA256.authenticationCode(for: Array(day.utf8), key: Array("AWS4\(credentials.secretAccessKey)".utf8))
+        var key = try HMACSHA256.authenticationCode(for: Array(day.utf8), key: Array("AWS4\(credentials.secretAccessKey)".utf8))
         for part in [region, service, "aws4_request"] {
-            key = HMACSHA256.authenticationCode(for: Array(part.utf8), key: key)
+            key = try HMACSHA256.authenticationCode(for: Array(part.utf8), key: key)
         }
-        let signature = Hex.encode(HMACSHA256.authenticationCode(for: Array(stringToSign.utf8), key: key))
+        let signature = Hex.encode(try HMACSHA256.authenticationCode(for: Array(stringToSign.utf8), key: key))
         let authorization = "AWS4-HMAC-SHA256 Credential=\(credentials.accessKeyId)/\(scope), "
             + "SignedHeaders=\(signedHeaders), Signature=\(signature)"
         return Signature(canonicalRequest: canonicalRequest, stringToSign: stringToSign, signature: signature,

@@ -114,7 +114,7 @@ final class MotoServer: Sendable {
         let hash = PulseCrypto.SHA256.hex(body)
         var headers: [(name: String, value: String)] = [("Host", host), ("x-amz-content-sha256", hash)]
         if let contentType { headers.append(("Content-Type", contentType)) }
-        let signature = SigV4(credentials: credentials, region: "us-east-1", service: service, normalizePath: service != "s3")
+        let signature = try SigV4(credentials: credentials, region: "us-east-1", service: service, normalizePath: service != "s3")
             .sign(SigV4.Request(method: method, path: path, headers: headers, payloadHash: hash), date: Date())
         var request = URLRequest(url: URL(string: endpoint.absoluteString + path)!)
         request.httpMethod = method

@@ -45,7 +45,7 @@ import Testing
         _ = try Pusher(package: package.package, target: harness.target).run()
         let client = (harness.target as! S3Target).client
         func head(_ path: String) throws -> [String: String] {
-            var request = client.request("HEAD", key: "live/pulse/\(path)", query: [], body: Data(), headers: [("x-amz-checksum-mode", "ENABLED")], payloadHash: nil)
+            var request = try client.request("HEAD", key: "live/pulse/\(path)", query: [], body: Data(), headers: [("x-amz-checksum-mode", "ENABLED")], payloadHash: nil)
             request.httpMethod = "HEAD"
             return try client.http.send(request).headers
         }

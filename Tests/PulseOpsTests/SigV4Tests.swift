@@ -41,7 +41,7 @@ struct SigV4Tests {
         if context["sign_body"] as? Bool == true {
             request.headers.append(("X-Amz-Content-Sha256", request.payloadHash))
         }
-        let signature = signer.sign(request, date: date)
+        let signature = try signer.sign(request, date: date)
         #expect(signature.canonicalRequest == (try text("header-canonical-request.txt")))
         #expect(signature.stringToSign == (try text("header-string-to-sign.txt")))
         #expect(signature.signature == (try text("header-signature.txt")).trimmingCharacters(in: .whitespacesAndNewlines))
@@ -49,15 +49,15 @@ struct SigV4Tests {
         #expect(signed.contains("Authorization:\(signature.authorization)"))
     }
 
-    @Test func aChangedSecretChangesTheSignature() {
+    @Test func aChangedSecretChangesTheSignature() throws {
         let request = SigV4.Request(method: "GET", path: "/", headers: [("Host", "example.amazonaws.com")], payloadHash: SigV4.emptyPayloadHash)
         let date = Date(timeIntervalSince1970: 1_440_938_160)
-        func sign(_ secret: String) -> String {
-            SigV4(credentials: AWSCredentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: secret), region: "us-east-1",
+        func sign(_ secret: String) throws -> String {
+            try SigV4(credentials: AWSCredentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: secret), region: "us-east-1",
                   service: "service", normalizePath: true).sign(request, date: date).signature
         }
-        #expect(sign("wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY") == "5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31")
-        #expect(sign("wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEZ") != "5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31")
+        #expect(try sign("wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY") == "5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31")
+        #expect(try sign("wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEZ") != "5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31")
     }
 
     /// Reads `request.txt`: request line, headers (continuation lines folded), blank line, body.

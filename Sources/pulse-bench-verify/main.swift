@@ -1,0 +1,98 @@
+// ES256 verification throughput of PulseCrypto, for Scripts/bench-verify (which runs it next to
+// `openssl speed ecdsap256`). Not a test: it prints a measurement.
+//
+//   pulse-bench-verify [--threads N] [--seconds S]
+//   pulse-bench-verify --count N        (N verifies, no timing: for callgrind)
+//
+// One key is parsed once (as the server caches a device's key), then N threads verify 64 different
+// signed request strings round-robin for S seconds. Prints one line:
+//   threads=N seconds=S verifies=V per_second=R per_cpu_second=C
+// (R by the wall clock; C summed over threads, each by its own CPU time.)
+import Foundation
+import PulseCrypto
+
+func option(_ name: String, default value: Double) -> Double {
+    let arguments = CommandLine.arguments
+    guard let index = arguments.firstIndex(of: "--\(name)") else { return value }
+    guard index + 1 < arguments.count, let parsed = Double(arguments[index + 1]), parsed > 0 else {
+        FileHandle.standardError.write(Data("pulse-bench-verify: --\(name) needs a positive number\n".utf8))
+        exit(64)
+    }
+    return parsed
+}
+
+let threads = Int(option("threads", default: 1))
+let seconds = option("seconds", default: 3)
+// --count N: exactly N verifies on this thread, no clock (for valgrind --tool=callgrind).
+let count = Int(option("count", default: 0))
+
+let key = try P256.PrivateKey()
+let messages: [[UInt8]] = (0..<64).map { index in
+    Array("GET\n/api/sync/keys\nsession=keynote-\(index)\n\(1_700_000_000 + index)\ne3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855".utf8)
+}
+let signatures = try messages.map { try key.signature(for: $0) }
+let publicKey = try P256.PublicKey(derRepresentation: key.publicKey.derRepresentation)
+
+if count > 0 {
+    var failed = 0
+    for index in 0..<count where !publicKey.isValidSignature(signatures[index & 63], for: messages[index & 63]) { failed += 1 }
+    print("count=\(count) failed=\(failed)")
+    exit(failed == 0 ? 0 : 1)
+}
+
+final class Counter: @unchecked Sendable {
+    let lock = NSLock()
+    var verified = 0
+    var failed = 0
+    /// Sum over threads of verifies per second of that thread's CPU time: how fast the code is
+    /// when it gets a core, whatever else shares the machine (Scripts/bench-verify compares the
+    /// wall-clock rate, per_second, with openssl).
+    var perCPUSecond = 0.0
+    func add(_ verified: Int, _ failed: Int, cpuSeconds: Double) {
+        lock.lock()
+        self.verified += verified
+        self.failed += failed
+        perCPUSecond += Double(verified) / cpuSeconds
+        lock.unlock()
+    }
+}
+
+/// CPU time used by the calling thread, in seconds.
+func threadCPUSeconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
+
+let counter = Counter()
+let start = DispatchTime.now().uptimeNanoseconds
+let deadline = start + UInt64(seconds * 1e9)
+let group = DispatchGroup()
+for worker in 0..<threads {
+    group.enter()
+    let thread = Thread {
+        let cpuStart = threadCPUSeconds()
+        var verified = 0, failed = 0
+        var index = worker * 17
+        while true {
+            for _ in 0..<64 {
+                let slot = index & 63
+                if publicKey.isValidSignature(signatures[slot], for: messages[slot]) { verified += 1 } else { failed += 1 }
+                index += 1
+            }
+            if DispatchTime.now().uptimeNanoseconds >= deadline { break }
+        }
+        counter.add(verified, failed, cpuSeconds: threadCPUSeconds() - cpuStart)
+        group.leave()
+    }
+    thread.start()
+}
+group.wait()
+let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+guard counter.failed == 0 else {
+    FileHandle.standardError.write(Data("pulse-bench-verify: \(counter.failed) valid signatures did not verify\n".utf8))
+    exit(1)
+}
+print("threads=\(threads) seconds=\(String(format: "%.2f", elapsed)) verifies=\(counter.verified)"
+      + " per_second=\(String(format: "%.0f", Double(counter.verified) / elapsed))"
+      + " per_cpu_second=\(String(format: "%.0f", counter.perCPUSecond))")
