@@ -10,7 +10,6 @@ import PulseCrypto
 /// time a lookup takes depends on the hash, never on how much of a guessed token was right.
 public enum CredentialSecret {
     static let crockford = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ".utf8)
-    static let base64URL = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
     /// Characters in a device code, without hyphens.
     public static let deviceCodeLength = 12
     /// Characters in a registration or staff token.
@@ -29,17 +28,7 @@ public enum CredentialSecret {
 
     /// A new registration or staff token: 32 random bytes, base64url.
     public static func newToken() throws -> String {
-        let bytes = try SecureRandom.bytes(32)
-        var out: [UInt8] = []
-        var index = 0
-        while index < 32 {
-            let chunk = bytes[index..<min(index + 3, 32)]
-            let n = chunk.enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << UInt32(16 - 8 * $1.offset) }
-            let characters = chunk.count + 1
-            for position in 0..<characters { out.append(base64URL[Int(n >> UInt32(18 - 6 * position) & 63)]) }
-            index += 3
-        }
-        return String(decoding: out, as: UTF8.self)
+        Base64URL.encode(try SecureRandom.bytes(32))
     }
 
     /// The canonical form of a typed device code (12 characters, uppercase, no hyphens), or nil.
@@ -62,7 +51,7 @@ public enum CredentialSecret {
 
     /// True when `text` has the shape of a registration or staff token.
     public static func isTokenShaped(_ text: String) -> Bool {
-        text.utf8.count == tokenLength && text.utf8.allSatisfy { base64URL.contains($0) }
+        text.utf8.count == tokenLength && Base64URL.decode(text)?.count == 32
     }
 
     /// The storage key of a presented credential text; nil when the text cannot be any credential
