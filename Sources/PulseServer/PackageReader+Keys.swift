@@ -1,6 +1,7 @@
 import Foundation
 import PulseAge
 import PulseCore
+import PulseCrypto
 
 extension PackageReader {
     /// The key table of a session's current deck: `keys/<id>/<deckVersion>.json`, or the sealed
@@ -54,16 +55,22 @@ extension PackageReader {
         })
     }
 
-    /// `gated/<id>/<packageVersion>.json`: `{ sessionId, packageVersion, resources: [{ id, releaseAfterSlide?, releaseAt?, entry }] }`.
+    /// `gated/<id>/<name>.json`, named by the SHA-256 of its bytes (checked):
+    /// `{ sessionId, packageVersion, resources: [{ id, releaseAfterSlide?, releaseAt?, entry }] }`.
     /// Every gated entry of the manifest must have exactly one resource here, with the same id, title
     /// and kind, a full entry (`gated: false`) and at least one rule.
-    func readGated(id: String, packageVersion: String, slideCount: Int, metadata: [String: JSONValue]) throws -> [GatedResource] {
-        let url = file("gated/\(id)/\(packageVersion).json")
+    func readGated(id: String, name: String, packageVersion: String, slideCount: Int, metadata: [String: JSONValue]) throws -> [GatedResource] {
+        let url = file("gated/\(id)/\(name).json")
+        let content = try bytes(url)
+        guard SHA256.hex(content) == name else {
+            throw InputError(file: url.path, "content does not hash to its name: the file was changed or damaged")
+        }
+        let value = try parse(content, name: url.path)
         let warnings = Warnings()
-        let reader = try JSONReader(file: url.path, value: try parse(url), warnings: warnings)
+        let reader = try JSONReader(file: url.path, value: value, warnings: warnings)
         guard try reader.string("sessionId") == id else { throw reader.error("sessionId", "expected \"\(id)\"") }
         guard try reader.string("packageVersion") == packageVersion else { throw reader.error("packageVersion", "expected \(packageVersion)") }
-        guard case let .array(items)? = try parse(url)["resources"] else { throw reader.error("resources", "missing (expected an array)") }
+        guard case let .array(items)? = value["resources"] else { throw reader.error("resources", "missing (expected an array)") }
         var resources: [GatedResource] = []
         for (index, item) in items.enumerated() {
             let path = "resources[\(index)]"

@@ -9,7 +9,7 @@ extension PackageReader {
         var assetHash: String
     }
 
-    func readSession(id: String, packageVersion: String, deckVersion: Int, gated: Bool, packageId: String) throws -> SessionImport {
+    func readSession(id: String, packageVersion: String, deckVersion: Int, gated: String?, packageId: String) throws -> SessionImport {
         let url = file("sessions/\(id)/\(packageVersion).json")
         let manifest = try parse(url)
         try checkVersion(manifest, packageVersion: packageVersion, file: url)
@@ -21,10 +21,12 @@ extension PackageReader {
         }
         let slides = try manifestSlides(manifest, file: url)
         let gatedEntries = try gatedMetadata(manifest, file: url)
-        if !gated && !gatedEntries.isEmpty {
-            throw InputError(file: url.path, path: "resources", "has gated resources, but index.json does not mark the session gated")
+        var resources: [GatedResource] = []
+        if let gated {
+            resources = try readGated(id: id, name: gated, packageVersion: packageVersion, slideCount: slides.count, metadata: gatedEntries)
+        } else if !gatedEntries.isEmpty {
+            throw InputError(file: url.path, path: "resources", "has gated resources, but index.json names no gated file for the session")
         }
-        let resources = gated ? try readGated(id: id, packageVersion: packageVersion, slideCount: slides.count, metadata: gatedEntries) : []
         let keyTable = try readKeyTable(id: id, deckVersion: deckVersion, packageId: packageId, slides: slides)
         var seriesId: String? = nil
         if case let .string(series)? = manifest["session"]?["seriesId"] { seriesId = series }

@@ -57,7 +57,8 @@ public struct PackageReader {
             let reader = try JSONReader(file: indexFile.path, value: entry, warnings: warnings)
             let packageVersion = try reader.string("packageVersion", matching: Self.digestFormat, what: "64 lowercase hex digits")
             let deckVersion = try reader.int("deckVersion", in: 1...Int(Int32.max))
-            let gated = entry["gated"] == .bool(true)
+            // `gated` names the current gated file by the SHA-256 of its bytes; absent: none.
+            let gated = try reader.optionalString("gated", matching: Self.digestFormat, what: "the gated file's SHA-256 (64 lowercase hex digits)")
             sessions.append(try readSession(id: id, packageVersion: packageVersion, deckVersion: deckVersion, gated: gated, packageId: packageId))
             versions[id] = packageVersion
         }

@@ -39,11 +39,13 @@ extension SQLiteStorage {
         }
         let table = session.keyTable
         let digest = table.digest
-        let heldDigest = try db.cached("SELECT digest FROM key_tables WHERE session_id = ? AND deck_version = ?")
-            .first([.text(id), .int(table.deckVersion)]) { $0.blob(0) }
-        if let heldDigest, heldDigest != digest {
+        let heldTable = try db.cached("SELECT digest, package_id FROM key_tables WHERE session_id = ? AND deck_version = ?")
+            .first([.text(id), .int(table.deckVersion)]) { (digest: $0.blob(0), packageId: $0.string(1)) }
+        let heldDigest = heldTable?.digest
+        if let heldTable, heldTable.digest != digest {
             throw ServerError.conflict(
-                "session \(id) deckVersion \(table.deckVersion): the server holds other keys for this deck version; nothing imported")
+                "session \(id) deckVersion \(table.deckVersion): the server holds other keys for this deck version "
+                    + "(from package \(heldTable.packageId); this is package \(packageId)); nothing imported")
         }
         let unchanged = held.map {
             $0.packageId == packageId && $0.packageVersion == session.packageVersion && $0.deckVersion == session.deckVersion

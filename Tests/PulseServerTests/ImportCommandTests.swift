@@ -59,7 +59,7 @@ import Testing
         let result = CLI.run(["import", "--data", data, package.root.path])
         #expect(result.code == 65)
         #expect(result.out.isEmpty)
-        #expect(result.err == ["pulse-server: error: session talk deckVersion 1: the server holds other keys for this deck version; nothing imported"])
+        #expect(result.err == ["pulse-server: error: session talk deckVersion 1: the server holds other keys for this deck version (from package \(TestContent.packageA); this is package \(TestContent.packageA)); nothing imported"])
         #expect(try storage.sessions() == before.0)
         #expect(try storage.keyTable(sessionId: "talk", deckVersion: 1) == before.1)
     }

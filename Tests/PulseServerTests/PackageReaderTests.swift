@@ -142,8 +142,7 @@ import Testing
         let outOfRange = try TestPackage()
         try outOfRange.addSession("talk", slides: 3, gated: [.init(id: "r", releaseAfterSlide: 3)])
         try outOfRange.commit()
-        let version = outOfRange.sessions["talk"]!["packageVersion"]!.stringValue!
-        #expect(try Self.failure(outOfRange) == "gated/talk/\(version).json: resources[0].releaseAfterSlide: expected a slide number from 0 to 2")
+        #expect(try Self.failure(outOfRange) == "\(outOfRange.gatedFile("talk")): resources[0].releaseAfterSlide: expected a slide number from 0 to 2")
 
         let noRule = try TestPackage()
         try noRule.addSession("talk", gated: [.init(id: "r")])
@@ -157,20 +156,24 @@ import Testing
 
         let unmarked = try TestPackage()
         try unmarked.addSession("talk", gated: [.init(id: "r", releaseAfterSlide: 1)])
-        unmarked.sessions["talk"] = .object(unmarked.sessions["talk"]!.objectValue!.merging(["gated": false]) { $1 })
+        unmarked.sessions["talk"] = .object(unmarked.sessions["talk"]!.objectValue!.filter { $0.key != "gated" })
         try unmarked.commit()
-        #expect(try Self.failure(unmarked).hasSuffix(": resources: has gated resources, but index.json does not mark the session gated"))
+        #expect(try Self.failure(unmarked).hasSuffix(": resources: has gated resources, but index.json names no gated file for the session"))
 
         let retitled = try TestPackage()
         try retitled.addSession("talk", gated: [.init(id: "r", releaseAfterSlide: 1)])
         try retitled.commit()
-        let gatedFile = "gated/talk/\(retitled.sessions["talk"]!["packageVersion"]!.stringValue!).json"
+        let gatedFile = retitled.gatedFile("talk")
         try retitled.edit(gatedFile) { fields in
             fields["resources"] = [["id": "r", "releaseAfterSlide": 1, "entry": ["id": "r", "title": "Other", "kind": "link", "gated": false]]]
         }
-        #expect(try Self.failure(retitled) == "\(gatedFile): resources[0].entry.title: differs from the manifest's gated entry")
-        try retitled.edit(gatedFile) { $0["resources"] = [] }
-        #expect(try Self.failure(retitled) == "\(gatedFile): resources: no entry for the manifest's gated resource \"r\"")
+        #expect(try Self.failure(retitled) == "\(gatedFile): content does not hash to its name: the file was changed or damaged")
+        // Renamed to its new hash, the content itself is checked.
+        try retitled.rename(gatedFile, session: "talk")
+        #expect(try Self.failure(retitled) == "\(retitled.gatedFile("talk")): resources[0].entry.title: differs from the manifest's gated entry")
+        try retitled.edit(retitled.gatedFile("talk")) { $0["resources"] = [] }
+        try retitled.rename(retitled.gatedFile("talk"), session: "talk")
+        #expect(try Self.failure(retitled) == "\(retitled.gatedFile("talk")): resources: no entry for the manifest's gated resource \"r\"")
     }
 
     @Test func seriesRefsMustNameCurrentSessionsOfThePackage() throws {

@@ -63,7 +63,7 @@ import Testing
         let plan = T.plan([T.session("aaa"), T.session("talk", seed: "other keys", manifestNote: "x")])
         let error = #expect(throws: ServerError.self) { try storage.importContent(plan, options: ImportOptions(), at: 2000) }
         #expect(error?.kind == .conflict)
-        #expect(error?.message == "session talk deckVersion 1: the server holds other keys for this deck version; nothing imported")
+        #expect(error?.message == "session talk deckVersion 1: the server holds other keys for this deck version (from package \(T.packageA); this is package \(T.packageA)); nothing imported")
         #expect(try storage.session(id: "aaa") == nil)
         #expect(try storage.keyTable(sessionId: "talk", deckVersion: 1) == T.session("talk").keyTable)
         #expect(try storage.sessionContent(id: "talk")?.packageVersion == T.session("talk").packageVersion)

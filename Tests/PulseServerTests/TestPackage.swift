@@ -72,8 +72,9 @@ final class TestPackage {
         } else {
             try write(tableBytes, "keys/\(id)/\(deckVersion).json")
         }
+        var gatedName: String? = nil
         if !gated.isEmpty {
-            try write(JSONValue.object([
+            let gatedBytes = JSONValue.object([
                 "sessionId": .string(id), "packageVersion": .string(version),
                 "resources": .array(gated.map { resource in
                     var fields: [String: JSONValue] = [
@@ -84,12 +85,15 @@ final class TestPackage {
                     if let moment = resource.releaseAt { fields["releaseAt"] = .string(moment) }
                     return .object(fields)
                 }),
-            ]).prettyBytes, "gated/\(id)/\(version).json")
+            ]).prettyBytes
+            gatedName = SHA256.hex(gatedBytes)
+            try write(gatedBytes, "gated/\(id)/\(gatedName!).json")
         }
         sessions[id] = [
             "packageVersion": .string(version), "deckVersion": .int(deckVersion), "deckDigest": .string(String(repeating: "0", count: 64)),
-            "highestDeckVersion": .int(deckVersion), "gated": .bool(!gated.isEmpty),
+            "highestDeckVersion": .int(deckVersion),
         ]
+        if let gatedName { sessions[id] = .object(sessions[id]!.objectValue!.merging(["gated": .string(gatedName)]) { $1 }) }
         return (version, slides)
     }
 
@@ -121,10 +125,24 @@ final class TestPackage {
 
     func url(_ relative: String) -> URL { server.appendingPathComponent(relative) }
 
+    /// The current gated file of a session, relative to the server part.
+    func gatedFile(_ session: String) -> String { "gated/\(session)/\(sessions[session]!["gated"]!.stringValue!).json" }
+
     /// Rewrites a JSON file of the server part.
     func edit(_ relative: String, _ change: (inout [String: JSONValue]) -> Void) throws {
         guard case var .object(fields) = try JSONValue.parse(Data(contentsOf: url(relative))) else { return }
         change(&fields)
         try write(JSONValue.object(fields).prettyBytes, relative)
+    }
+}
+
+extension TestPackage {
+    /// Names a (changed) gated file by its hash again and points the index at it.
+    func rename(_ relative: String, session: String) throws {
+        let bytes = Array(try Data(contentsOf: url(relative)))
+        let name = SHA256.hex(bytes)
+        try write(bytes, "gated/\(session)/\(name).json")
+        sessions[session] = .object(sessions[session]!.objectValue!.merging(["gated": .string(name)]) { $1 })
+        try commit()
     }
 }
