@@ -69,7 +69,7 @@ struct VerifyTests {
     @Test func notAPackage() throws {
         let folder = try Support.temporaryFolder()
         let report = Verifier(package: folder, keys: nil).run()
-        #expect(report.problems == ["\(folder.path): not a pulse package (no index.json)"])
+        #expect(report.problems == ["\(folder.path): not a pulse package (no server/index.json)"])
     }
 }
 
