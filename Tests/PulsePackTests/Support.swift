@@ -50,12 +50,12 @@ enum Support {
 
     /// A minimal valid session file whose deck is `deck`.
     static func sessionFile(
-        in folder: URL, deck: URL, extra: String = "", agenda: String = "[]", speakers: String = "[]",
+        in folder: URL, deck: URL, id: String = "talk", extra: String = "", agenda: String = "[]", speakers: String = "[]",
         branding: String = ##"{ "primaryColor": "#112233", "accentColor": "#445566", "theme": "dark" }"##
     ) throws -> URL {
         let url = folder.appendingPathComponent("session-\(UUID().uuidString.prefix(6)).json")
         let text = """
-            { "id": "talk", "title": "Test talk", "startsAt": "2026-12-03T09:00:00+01:00",
+            { "id": "\(id)", "title": "Test talk", "startsAt": "2026-12-03T09:00:00+01:00",
               "endsAt": "2026-12-03T10:00:00+01:00", "deck": "\(deck.path)", "agenda": \(agenda), "speakers": \(speakers),
               "branding": \(branding)\(extra) }
             """
