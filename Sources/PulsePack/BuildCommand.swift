@@ -66,7 +66,7 @@ enum BuildCommand {
         }
         lines.append("  images: \(report.newImages) new / \(report.reusedImages) reused")
         if let migrated = report.migrated { lines.append("  moved from the pulse-package/1 layout; package id \(migrated)") }
-        if report.secretCreated { lines.append("  package secret created: \(report.secret) (keep it; it is not in the package)") }
+        lines.append("  package secret: \(report.secret)" + (report.secretCreated ? " (created: keep it, it is not in the package)" : ""))
         if let first = report.sessions.first {
             lines.append("Look at it: cat \(first.manifestPath)")
             lines.append("            pulse-pack verify \(report.package)")
