@@ -97,4 +97,24 @@ struct DiffCommandTests {
         #expect(Support.cli(["diff", old.path, old.path]).out == ["unchanged: same packageVersion (the app gets a 304 and fetches nothing)"])
         #expect(Support.cli(["diff", old.path, folder.appendingPathComponent("nope.json").path]).code == 65)
     }
+
+    /// `--package P --session S`: the session's previous version against its current one, from server/.
+    @Test func comparesASessionsTwoNewestVersionsInAPackage() throws {
+        let folder = try Support.temporaryFolder()
+        let deck = try Support.copy(Support.keynoteImages, to: folder.appendingPathComponent("deck"))
+        let session = try Support.sessionFile(in: folder, deck: deck)
+        let out = folder.appendingPathComponent("pkg")
+        try Support.build(session, out: out)
+        let single = Support.cli(["diff", "--package", out.path, "--session", "talk"])
+        #expect(single.code == 65 && single.err.first?.contains("one version only") == true, "\(single.err)")
+        try FileManager.default.removeItem(at: deck.appendingPathComponent("slide5.png"))
+        try FileManager.default.copyItem(at: Support.samples.appendingPathComponent("decks/workshop-images/slide1.png"), to: deck.appendingPathComponent("slide5.png"))
+        try Support.build(session, out: out)
+        let result = Support.cli(["diff", "--package", out.path, "--session", "talk", "--json"])
+        #expect(result.code == 0, "\(result.err)")
+        let plan = try JSONValue.parse(Data(result.out.joined(separator: "\n").utf8))
+        #expect(plan["fetch"]?.arrayValue?.count == 1 && plan["drop"]?.arrayValue?.count == 1)
+        #expect(Support.cli(["diff", "--package", out.path]).code == 64)
+        #expect(Support.cli(["diff", "--package", out.path, "--session", "nobody"]).code == 65)
+    }
 }
