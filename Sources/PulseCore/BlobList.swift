@@ -21,7 +21,11 @@ public struct BlobList: Equatable, Sendable {
     }
 
     /// Sorted by assetHash, each hash once.
-    public private(set) var entries: [Entry]
+    public let entries: [Entry]
+    /// The file's bytes: canonical JSON (sorted keys, two-space indent, final newline).
+    public let fileBytes: [UInt8]
+    /// The file's name without `.json`: the SHA-256 of its bytes.
+    public let name: String
 
     public init(_ entries: [Entry]) {
         var byHash: [String: Entry] = [:]
@@ -30,6 +34,9 @@ public struct BlobList: Equatable, Sendable {
             byHash[entry.assetHash] = entry
         }
         self.entries = byHash.values.sorted { $0.assetHash < $1.assetHash }
+        // Encoded once: a build asks for the bytes and the name of every version's list.
+        fileBytes = Self.encode(self.entries)
+        name = SHA256.hex(fileBytes)
     }
 
     /// Every `{ assetHash, bytes, contentType? }` in a manifest.
@@ -66,8 +73,7 @@ public struct BlobList: Equatable, Sendable {
         })
     }
 
-    /// Canonical JSON (sorted keys, two-space indent, final newline).
-    public var fileBytes: [UInt8] {
+    private static func encode(_ entries: [Entry]) -> [UInt8] {
         JSONValue.object([
             "assets": .array(entries.map { entry in
                 var fields: [String: JSONValue] = ["assetHash": .string(entry.assetHash), "bytes": .int(entry.bytes)]
@@ -76,7 +82,4 @@ public struct BlobList: Equatable, Sendable {
             }),
         ]).prettyBytes
     }
-
-    /// The file's name without `.json`: the SHA-256 of its bytes.
-    public var name: String { SHA256.hex(fileBytes) }
 }
