@@ -86,6 +86,10 @@ public struct Builder {
         if secret.created && !index.sessions.isEmpty {
             warnings.add("\(secret.source): no package secret was there, so a new one was made: every slide is encrypted anew")
         }
+        if FileManager.default.fileExists(atPath: package.legacySecretURL.path) {
+            warnings.add("\(package.legacySecretURL.path): a secret file inside the package folder, where a copy or sync of the folder "
+                + "ships it; this build does not read it (it uses \(secret.source)): move it out")
+        }
         try KeyTableWriter.settlePending(in: package, index: index)
         try package.tightenPrivateFolders()
 

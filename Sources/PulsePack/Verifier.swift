@@ -101,12 +101,8 @@ public struct Verifier {
         for case let url as URL in enumerator {
             let path = String(url.standardizedFileURL.path.dropFirst(root.standardizedFileURL.path.count + 1))
             let parts = path.split(separator: "/").map(String.init)
-            guard (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true else {
-                let folder = parts.count == 1 && ["assets", "refs", "appconfig"].contains(parts[0])
-                    || parts.count == 2 && parts[0] == "appconfig"
-                if !folder { report.problems.append("\(url.path): does not belong in public/ (only blobs, blob lists, app configs and index.json do)") }
-                continue
-            }
+            // Files only: a stray folder is reported through the files in it (an empty one holds nothing).
+            guard (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true else { continue }
             if parts.last?.hasPrefix(".tmp-") == true { continue }
             let allowed = parts == ["index.json"]
                 || parts.count == 2 && parts[0] == "assets"

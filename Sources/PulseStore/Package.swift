@@ -82,7 +82,9 @@ public struct PulsePackage: Sendable {
         case foreign(String)
     }
 
-    static let currentEntries: Set<String> = ["public", "server", ".lock", ".migration"]
+    /// (`secret` is not one of them, but a package with a stray secret at its top is still a package:
+    /// verify reports it and build warns, rather than calling the folder foreign.)
+    static let currentEntries: Set<String> = ["public", "server", ".lock", ".migration", "secret"]
     static let legacyEntries: Set<String> = ["index.json", "assets", "sessions", "series", "appconfig", "keys", "secret", ".lock", ".migration"]
 
     public func layout() throws -> Layout {

@@ -66,6 +66,24 @@ struct VerifyTests {
         #expect(Verifier.checkPlaintext(Array("hello".utf8)) != nil)
     }
 
+    /// Nothing device-scoped in public/, and no secret in the package folder.
+    @Test func aManifestInPublicAndASecretInTheFolderAreProblems() throws {
+        let (out, package) = try package()
+        let index = try package.readIndex()
+        let manifest = package.manifestURL(.sessions, id: "keynote", packageVersion: index.sessions["keynote"]!.packageVersion)
+        let leaked = package.publicRoot.appendingPathComponent("sessions/keynote/\(manifest.lastPathComponent)")
+        try FileManager.default.createDirectory(at: leaked.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: manifest, to: leaked)
+        try FileManager.default.copyItem(at: try Support.secretURL(out), to: package.legacySecretURL)
+        let report = Verifier(package: out, keys: nil).run()
+        #expect(report.problems.contains { $0.hasPrefix(leaked.path) && $0.contains("does not belong in public/") }, "\(report.problems)")
+        #expect(report.problems.contains { $0.hasPrefix(package.legacySecretURL.path) && $0.contains("inside the package folder") })
+        #expect(report.problems.count == 2, "\(report.problems)")
+        let build = Support.cli(["build", Support.samples.appendingPathComponent("series.json").path, "--out", out.path, "--quiet"])
+        #expect(build.code == 0)
+        #expect(build.err.contains { $0.contains("warning") && $0.contains("inside the package folder") }, "\(build.err)")
+    }
+
     @Test func notAPackage() throws {
         let folder = try Support.temporaryFolder()
         let report = Verifier(package: folder, keys: nil).run()
