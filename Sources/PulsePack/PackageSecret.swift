@@ -65,6 +65,7 @@ public enum PackageSecret {
     static func create(_ secret: SecretBytes, at url: URL) throws -> SecretBytes? {
         let folder = url.deletingLastPathComponent()
         try makePrivateFolders(folder)
+        removeAbandonedStaging(in: folder)
         let staging = folder.appendingPathComponent(".tmp-secret-\(UUID().uuidString)")
         try AtomicFile.write(Array((secret.base64EncodedString() + "\n").utf8), to: staging, mode: 0o600)
         defer { unlink(staging.path) }
@@ -74,6 +75,18 @@ public enum PackageSecret {
         }
         try AtomicFile.syncFolder(folder)
         return nil
+    }
+
+    /// Staging files of a build killed while it created a secret (they hold a secret nobody uses): gone
+    /// once an hour old, by then surely not another build's in progress.
+    static func removeAbandonedStaging(in folder: URL) {
+        let manager = FileManager.default
+        for name in (try? manager.contentsOfDirectory(atPath: folder.path)) ?? [] where name.hasPrefix(".tmp-") && name.contains("secret") {
+            let path = folder.appendingPathComponent(name).path
+            guard let modified = (try? manager.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
+                  Date().timeIntervalSince(modified) > 3600 else { continue }
+            unlink(path)
+        }
     }
 
     /// mkdir -p with 0700 for the folders it creates.

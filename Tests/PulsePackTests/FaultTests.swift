@@ -81,6 +81,7 @@ struct FaultTests {
             let process = Process()
             process.executableURL = binary
             process.arguments = ["build", big.path, "--out", out.path, "--quiet"]
+            process.environment = Support.environment  // the secret's home is the tests' own
             try process.run()
             Thread.sleep(forTimeInterval: delay)
             kill(process.processIdentifier, SIGKILL)
@@ -148,6 +149,7 @@ extension FaultTests {
             let process = Process()
             process.executableURL = binary
             process.arguments = ["push", package.path, "--to", target.path, "--json"]
+            process.environment = Support.environment
             process.standardOutput = FileHandle.nullDevice
             try process.run()
             Thread.sleep(forTimeInterval: delay)

@@ -178,6 +178,19 @@ struct SecretAndIdTests {
         #expect(!again.secretCreated && again.sessions.allSatisfy { $0.newBlobs == 0 })
     }
 
+    /// A build killed while it created a secret leaves a staging file holding a secret; the next creation
+    /// in that folder removes it once it is an hour old.
+    @Test func abandonedSecretStagingFilesAreRemoved() throws {
+        let folder = try Support.temporaryFolder()
+        let old = folder.appendingPathComponent(".tmp-.tmp-secret-ABANDONED"), fresh = folder.appendingPathComponent(".tmp-secret-IN-PROGRESS")
+        for url in [old, fresh] { try Data("x".utf8).write(to: url) }
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-7200)], ofItemAtPath: old.path)
+        #expect(try PackageSecret.create(try SecretBytes.random(count: 32), at: folder.appendingPathComponent(Support.packageId)) == nil)
+        #expect(!FileManager.default.fileExists(atPath: old.path))
+        #expect(FileManager.default.fileExists(atPath: fresh.path))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == [".tmp-secret-IN-PROGRESS", Support.packageId])
+    }
+
     @Test func aSecretFileInsideThePackageIsRefusedAndAMissingOneIsCreated() throws {
         let folder = try Support.temporaryFolder()
         let out = folder.appendingPathComponent("pkg")
