@@ -13,7 +13,7 @@ make_package() {
   local version
   version=$(printf '%s' "$config" | sha256sum | cut -c1-64)
   printf '%s' "$config" > "$root/appconfig/acme/$version.json"
-  printf '{"format":"pulse-package/1","sessions":{},"series":{},"appconfig":{"acme":{"packageVersion":"%s"}}}\n' "$version" \
+  printf '{"format":"pulse-public/1","packageId":"0123456789abcdef0123456789abcdef","appconfig":{"acme":{"packageVersion":"%s"}},"history":{}}\n' "$version" \
     > "$root/index.json"
 }
 

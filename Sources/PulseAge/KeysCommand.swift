@@ -66,15 +66,15 @@ public enum KeysCommand {
             name: "seal",
             abstract: "Seal a key table, or every key table of a package, to age recipients.",
             discussion: """
-                Given a package folder, seals each keys/<sessionId>/<deckVersion>.json to \
-                keys/<sessionId>/<deckVersion>.json.age (0600). Given a file, writes <file>.age or --out. \
+                Given a package folder (or its server/ part), seals each server/keys/<sessionId>/<deckVersion>.json to \
+                server/keys/<sessionId>/<deckVersion>.json.age (0600). Given a file, writes <file>.age or --out. \
                 The plaintext tables are left in place: delete them once the key server has opened the sealed ones.
                 """,
             options: [
                 .value("to", "<age1…>", short: "r", help: "Recipient (the key server's public key); repeatable.", repeating: true),
                 .value("out", "<file>", short: "o", help: "Output file for a single table (\"-\" for stdout)."),
             ],
-            positionals: [Positional("key-table-or-package", help: "A key table JSON file or a package folder.")],
+            positionals: [Positional("key-table-or-package", help: "A key table JSON file, a package folder or its server/ folder.")],
             run: guarded("seal", console) { arguments in
                 let strings = arguments.values("to")
                 guard !strings.isEmpty else { throw UsageError("missing --to <age1…> (the key server's recipient)") }
@@ -86,7 +86,7 @@ public enum KeysCommand {
                 }
                 if isFolder.boolValue {
                     guard arguments.value("out") == nil else { throw UsageError("--out applies to a single key table, not a package") }
-                    let written = try sealPackage(PulsePackage(root: input), to: recipients)
+                    let written = try sealPackage(input, to: recipients)
                     for url in written { console.print(url.path) }
                     return ExitCode.success
                 }
@@ -153,12 +153,17 @@ public enum KeysCommand {
             })
     }
 
-    /// Seals every `keys/<sessionId>/<deckVersion>.json` of a package next to itself.
-    static func sealPackage(_ package: PulsePackage, to recipients: [AgeRecipient]) throws -> [URL] {
-        let keys = package.keysFolder
+    /// The key table folder of a package (`server/keys`), of a copied server part (`keys`), else nil.
+    static func keysFolder(of folder: URL) -> URL? {
+        let candidates = [PulsePackage(root: folder).keysFolder, folder.appendingPathComponent("keys")]
+        return candidates.first { FileManager.default.fileExists(atPath: $0.path) }
+    }
+
+    /// Seals every `server/keys/<sessionId>/<deckVersion>.json` of a package next to itself.
+    static func sealPackage(_ folder: URL, to recipients: [AgeRecipient]) throws -> [URL] {
         let manager = FileManager.default
-        guard let sessions = try? manager.contentsOfDirectory(atPath: keys.path) else {
-            throw KeysFailure(package.root.path, "has no keys/ folder: not a package with key tables", code: ExitCode.dataError)
+        guard let keys = keysFolder(of: folder), let sessions = try? manager.contentsOfDirectory(atPath: keys.path) else {
+            throw KeysFailure(folder.path, "has no server/keys/ folder: not a package with key tables", code: ExitCode.dataError)
         }
         var written: [URL] = []
         for session in sessions.sorted() where !session.hasPrefix(".") {

@@ -9,7 +9,7 @@ import PulseStore
 /// tables that are already there. The sealed bytes open with `age -d -i <identity>` on the key server
 /// into exactly the JSON `writeKeyTable` would have written.
 public enum SealedKeyTable {
-    /// Appended to the key table's file name: `keys/<sessionId>/<deckVersion>.json.age`.
+    /// Appended to the key table's file name: `server/keys/<sessionId>/<deckVersion>.json.age`.
     public static let fileExtension = "age"
 
     /// Parses `--seal-to` values; call it before a build does any work so a typo fails fast.
@@ -29,7 +29,7 @@ public enum SealedKeyTable {
         try Age.encrypt(encode(table), to: recipients)
     }
 
-    /// Seals `table` and writes it to `keys/<sessionId>/<deckVersion>.json.age` (0600, folders 0700),
+    /// Seals `table` and writes it to `server/keys/<sessionId>/<deckVersion>.json.age` (0600, folders 0700),
     /// atomically. Nothing in plaintext is written.
     /// - Returns: the sealed file's URL.
     @discardableResult
@@ -53,7 +53,7 @@ public enum SealedKeyTable {
     }
 
     /// Decodes key-table JSON; the error never quotes the content (it holds keys).
-    static func decode(_ bytes: [UInt8], name: String) throws -> KeyTable {
+    public static func decode(_ bytes: [UInt8], name: String) throws -> KeyTable {
         do { return try JSONDecoder().decode(KeyTable.self, from: Data(bytes)) } catch {
             throw InputError(file: name, "not a key table (expected {sessionId, deckVersion, packageVersion, slides})")
         }

@@ -1,7 +1,7 @@
 /// The per-slide keys of one session's deck version: what the key server imports.
 ///
 /// File format (JSON, mode 0600), documented in docs/key-table.md:
-/// `{ "sessionId", "deckVersion", "packageVersion", "slides": [{ "n", "assetHash", "keyB64", "nonceB64" }] }`.
+/// `{ "packageId", "sessionId", "deckVersion", "packageVersion", "slides": [{ "n", "assetHash", "keyB64", "nonceB64" }] }`.
 public struct KeyTable: Codable, Equatable, Sendable {
     public struct Slide: Codable, Equatable, Sendable {
         public var n: Int
@@ -19,12 +19,16 @@ public struct KeyTable: Codable, Equatable, Sendable {
         }
     }
 
+    /// The package whose secret the keys come from. Tables written before package ids (pulse-package/1)
+    /// have none.
+    public var packageId: String?
     public var sessionId: String
     public var deckVersion: Int
     public var packageVersion: String
     public var slides: [Slide]
 
-    public init(sessionId: String, deckVersion: Int, packageVersion: String, slides: [Slide]) {
+    public init(packageId: String? = nil, sessionId: String, deckVersion: Int, packageVersion: String, slides: [Slide]) {
+        self.packageId = packageId
         self.sessionId = sessionId
         self.deckVersion = deckVersion
         self.packageVersion = packageVersion
@@ -35,7 +39,7 @@ public struct KeyTable: Codable, Equatable, Sendable {
 extension KeyTable {
     /// The file's bytes: canonical JSON (sorted keys), two-space indent, newline at the end.
     public var fileBytes: [UInt8] {
-        JSONValue.object([
+        var fields: [String: JSONValue] = [
             "sessionId": .string(sessionId), "deckVersion": .int(deckVersion), "packageVersion": .string(packageVersion),
             "slides": .array(slides.map { slide in
                 [
@@ -43,6 +47,8 @@ extension KeyTable {
                     "keyB64": .string(slide.keyB64), "nonceB64": .string(slide.nonceB64),
                 ]
             }),
-        ]).prettyBytes
+        ]
+        if let packageId { fields["packageId"] = .string(packageId) }
+        return JSONValue.object(fields).prettyBytes
     }
 }

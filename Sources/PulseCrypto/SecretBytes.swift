@@ -31,6 +31,13 @@ public final class SecretBytes: @unchecked Sendable, ContiguousBytes, CustomStri
         return secret
     }
 
+    /// `count` bytes written by `fill` straight into the (zeroed) storage: for derivations in this module,
+    /// so their output never passes through memory that is not wiped.
+    convenience init(count: Int, fill: (UnsafeMutableRawBufferPointer) throws -> Void) rethrows {
+        self.init(zeroedCount: count)
+        try fill(storage)
+    }
+
     private init(zeroedCount count: Int) {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count, 1), alignment: 16)
         buffer.initializeMemory(as: UInt8.self, repeating: 0)

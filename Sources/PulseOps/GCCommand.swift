@@ -10,15 +10,16 @@ public enum GCCommand {
     public static func make(_ environment: OpsEnvironment) -> Command {
         Command(
             name: "gc",
-            abstract: "Delete blobs no retained manifest names, old manifest versions and stale temp files.",
+            abstract: "Delete old versions, the blobs no kept version names, and stale temp files.",
             discussion: """
-                Per session, series and appconfig id, gc keeps the current manifest (index.json), the --keep \
-                newest versions (by file mtime or S3 LastModified) and every version published within --grace; \
-                a blob stays if one of those names it or it was written within --grace. Manifests go before \
-                blobs. Works on a package folder, a pushed folder and s3://bucket/prefix.
+                Per session, series and appconfig id, gc keeps the current version, the --keep newest and every \
+                version published within --grace, ordered and aged by the index's history (publishedAt); a blob \
+                stays if a kept version names it or it was written within --grace. The index is rewritten first, \
+                then files go, then blobs. Works on a package folder (both parts, under the build lock, key \
+                tables of versions no longer kept included), a pushed folder and s3://bucket/prefix.
                 """,
             options: [
-                .value("keep", "<n>", help: "Manifest versions to keep per id, newest first (default: all)."),
+                .value("keep", "<n>", help: "Versions to keep per id, newest first (default: all)."),
                 .value("grace", "<duration>", help: "Keep what was published within this long, e.g. 7d, 12h, 30m, 0s (default 7d)."),
                 .flag("dry-run", help: "List what would be deleted; delete nothing."),
             ] + TargetSpec.commonOptions,
@@ -34,26 +35,33 @@ public enum GCCommand {
         let dryRun = arguments.flag("dry-run")
         let spec = try TargetSpec.parse(try arguments.required("package-or-target"))
         let target = try spec.make(arguments, environment: environment)
-        // A package folder that `build` uses has a .lock: take it so gc never races a build.
-        var lock: PackageLock?
-        if case let .folder(url) = spec, FileManager.default.fileExists(atPath: url.appendingPathComponent(".lock").path) {
-            lock = try PackageLock(PulsePackage(root: url))
+        let report: GCReport
+        let package: PulsePackage? = if case let .folder(url) = spec { PulsePackage(root: url) } else { nil }
+        switch try package?.layout() {
+        case .legacy?:
+            throw OpsError(.badInput, package!.root.path, package!.legacyMessage)
+        case .current?:
+            // A package folder: both parts, under the build lock so gc never races pulse-pack build.
+            let lock = try PackageLock(package!)
+            defer { withExtendedLifetime(lock) {} }
+            report = try PackageGarbageCollector(package: package!, keep: keep, grace: grace, dryRun: dryRun, now: environment.now()).run()
+        default:
+            // A pushed folder or S3.
+            report = try GarbageCollector(target: target, keep: keep, grace: grace, dryRun: dryRun, now: environment.now()).run()
         }
-        defer { withExtendedLifetime(lock) {} }
-        let report = try GarbageCollector(target: target, keep: keep, grace: grace, dryRun: dryRun, now: environment.now()).run()
         if arguments.flag("json") {
             environment.standardOutput(OpsCommand.json([
-                "dryRun": dryRun, "manifests": report.manifests, "blobs": report.blobs, "temporary": report.temporary,
-                "bytes": report.bytes, "keptManifests": report.keptManifests, "keptBlobs": report.keptBlobs,
+                "dryRun": dryRun, "versions": report.versions, "files": report.files, "blobs": report.blobs,
+                "temporary": report.temporary, "bytes": report.bytes, "keptVersions": report.keptVersions, "keptBlobs": report.keptBlobs,
             ]))
             return
         }
         let verb = dryRun ? "would delete" : "deleted"
-        for path in report.manifests + report.blobs + report.temporary { environment.standardOutput("\(verb) \(path)") }
+        for path in report.files + report.blobs + report.temporary { environment.standardOutput("\(verb) \(path)") }
         environment.standardOutput(
-            "gc \(target.displayName): \(verb) \(report.manifests.count) manifests, \(report.blobs.count) blobs, "
+            "gc \(target.displayName): \(verb) \(report.versions.count) versions: \(report.files.count) files, \(report.blobs.count) blobs, "
                 + "\(report.temporary.count) temp files (\(OpsCommand.byteText(report.bytes))); kept "
-                + "\(report.keptManifests) manifests, \(report.keptBlobs) blobs")
+                + "\(report.keptVersions) versions, \(report.keptBlobs) blobs")
     }
 
     /// `7d`, `12h`, `30m`, `45s` or `0`.

@@ -15,14 +15,15 @@ public struct PublishedKind: Sendable, Equatable {
     }
 
     public static let blob = blob(contentType: nil)
-    /// `<kind>/<id>/<packageVersion>.json`: named by its content, never changes.
+    /// `refs/<sha256>.json`, `appconfig/<org>/<packageVersion>.json`: named by their content, never change.
     public static let manifest = PublishedKind(isBlob: false, contentType: "application/json", cacheControl: "public, max-age=31536000, immutable")
     /// `index.json`: the commit point, replaced on every publish.
     public static let index = PublishedKind(isBlob: false, contentType: "application/json", cacheControl: "no-cache")
 }
 
-/// Where `push` publishes a package and what `gc` cleans: a folder or an S3 bucket prefix, both with
-/// the package layout (`index.json`, `assets/<sha256>`, `<kind>/<id>/<packageVersion>.json`).
+/// Where `push` publishes a package's public part and what `gc` cleans: a folder or an S3 bucket prefix,
+/// both laid out like `<package>/public/` (`index.json`, `assets/<sha256>`, `refs/<sha256>.json`,
+/// `appconfig/<org>/<packageVersion>.json`).
 /// Paths are relative to the target root and use `/`.
 public protocol PushTarget: Sendable {
     /// How errors and reports name the target (a folder path or `s3://bucket/prefix`).

@@ -5,7 +5,7 @@ import Synchronization
 
 /// What a push did.
 public struct PushReport: Sendable, Equatable {
-    /// Files sent (blobs, manifests, index.json).
+    /// Files sent (blobs, blob lists, app configs, index.json).
     public var uploaded = 0
     /// Files the target already had.
     public var skipped = 0
@@ -21,21 +21,29 @@ public struct PushProgress: Sendable {
     public var bytes: Int
 }
 
-/// Publishes a package's public part to a target in an order that never exposes a manifest naming a
-/// missing blob: all blobs first (each checked against its SHA-256 before sending), then every
-/// manifest file, then index.json, the commit point. Anything the target already has (same size) is
-/// skipped, so a re-run after an interruption finishes the job and an unchanged package sends nothing.
+/// Publishes a package's public part (`<package>/public/`, nothing of `server/`) to a target in an order
+/// that never exposes an index naming a missing file: all blobs first (each checked against its SHA-256
+/// before sending), then the blob lists and app configs, then index.json, the commit point. Anything the
+/// target already has (same size) is skipped, so a re-run after an interruption finishes the job and an
+/// unchanged package sends nothing. A target whose index.json belongs to another package (another id) is
+/// refused unless `force`: two packages built with different secrets never overwrite each other there.
 public struct Pusher: Sendable {
-    public var package: PulsePackage
+    /// The package folder, or a folder holding a public part at its top (a previous push target).
+    public var package: URL
     public var target: any PushTarget
     /// Uploads in flight at once.
     public var jobs: Int
+    /// Push even if the target holds another package (or an older layout).
+    public var force: Bool
     public var progress: (@Sendable (PushProgress) -> Void)?
 
-    public init(package: PulsePackage, target: any PushTarget, jobs: Int = 4, progress: (@Sendable (PushProgress) -> Void)? = nil) {
+    public init(
+        package: URL, target: any PushTarget, jobs: Int = 4, force: Bool = false, progress: (@Sendable (PushProgress) -> Void)? = nil
+    ) {
         self.package = package
         self.target = target
         self.jobs = jobs
+        self.force = force
         self.progress = progress
     }
 
@@ -43,8 +51,10 @@ public struct Pusher: Sendable {
         let start = Date()
         let local = try LocalPackage(package)
         try target.prepare()
+        let remoteIndex = try target.read("index.json")
+        if !force, let remoteIndex { try Self.checkSamePackage(remoteIndex, local: local.index, target: target.displayName) }
 
-        let total = local.assets.count + local.manifests.count + 1
+        let total = local.assets.count + local.files.count + 1
         let report = Mutex(PushReport())
         let target = self.target
         let progress = self.progress
@@ -65,16 +75,16 @@ public struct Pusher: Sendable {
             count(uploaded: true, bytes: data.count)
         }
 
-        // 2. Manifest files, only now that every blob they name is there. Named by content too.
-        let manifests = local.manifests.map { ($0.path, $0.data) }
-        try ParallelWork.run(manifests, width: jobs) { path, data in
+        // 2. Blob lists and app configs, only now that every blob they name is there. Named by content too.
+        let files = local.files.map { ($0.path, $0.data) }
+        try ParallelWork.run(files, width: jobs) { path, data in
             if try target.size(of: path) == data.count { return count(uploaded: false, bytes: 0) }
             try target.write(path, data: data, kind: .manifest)
             count(uploaded: true, bytes: data.count)
         }
 
         // 3. index.json last: the commit point.
-        if try target.read("index.json") == local.indexData {
+        if remoteIndex == local.indexData {
             count(uploaded: false, bytes: 0)
         } else {
             try target.write("index.json", data: local.indexData, kind: .index)
@@ -84,5 +94,22 @@ public struct Pusher: Sendable {
         var result = report.withLock { $0 }
         result.seconds = Date().timeIntervalSince(start)
         return result
+    }
+
+    /// Refuses a target whose index.json is not this package's: another package id, an older layout
+    /// (whose manifests lie in the open there), or not an index at all.
+    static func checkSamePackage(_ data: Data, local: PublicIndex, target: String) throws {
+        if (try? JSONValue.parse(data))?["format"]?.stringValue == PackageIndex.legacyFormat {
+            throw OpsError(.badInput, "\(target)/index.json", "was published by an older pulse-pack, which put session and series "
+                + "manifests there in the open: delete its sessions/ and series/ folders, then push with --force")
+        }
+        let remote: PublicIndex
+        do { remote = try PublicFolder.parseIndex(data, path: "\(target)/index.json") } catch let error as StoreError {
+            throw OpsError(.badInput, error.path, error.message + "; push there with --force only if it is yours to replace")
+        }
+        guard remote.packageId == local.packageId else {
+            throw OpsError(.badInput, "\(target)/index.json", "holds package \(remote.packageId), this is package \(local.packageId): "
+                + "pushing would replace its index; use a target of its own, or --force")
+        }
     }
 }

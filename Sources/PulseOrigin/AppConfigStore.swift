@@ -47,13 +47,13 @@ final class AppConfigStore: Sendable {
         var configs: [String: Config] = [:]
     }
 
-    let package: PulsePackage
+    let package: PublicFolder
     let maxAge: Int
     let headers: OriginHeaders
     let alarm: @Sendable (String) -> Void
     private let state = Mutex(State())
 
-    init(package: PulsePackage, maxAge: Int, headers: OriginHeaders, alarm: @escaping @Sendable (String) -> Void) {
+    init(package: PublicFolder, maxAge: Int, headers: OriginHeaders, alarm: @escaping @Sendable (String) -> Void) {
         self.package = package
         self.maxAge = maxAge
         self.headers = headers

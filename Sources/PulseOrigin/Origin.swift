@@ -6,7 +6,7 @@ import PulseStore
 /// (`/api/sync/appconfig?org=`) and `/healthz`, for a CDN or shared cache in front that is not trusted.
 public final class Origin: HTTPResponder {
     public let configuration: OriginConfiguration
-    let package: PulsePackage
+    let package: PublicFolder
     let assets: AssetCache
     let appConfigs: AppConfigStore
     let headers: OriginHeaders
@@ -30,7 +30,7 @@ public final class Origin: HTTPResponder {
     ) throws {
         self.configuration = configuration
         self.accessLog = accessLog
-        package = PulsePackage(root: configuration.packageRoot)
+        package = PublicFolder.locate(configuration.packageRoot)
         try Self.checkPackage(package)
         headers = OriginHeaders(allowOrigin: configuration.allowOrigin)
         assets = AssetCache(
@@ -84,7 +84,7 @@ public final class Origin: HTTPResponder {
     }
 
     /// The folder must exist, be readable and hold a readable pulse package index.
-    static func checkPackage(_ package: PulsePackage) throws {
+    static func checkPackage(_ package: PublicFolder) throws {
         let root = package.root.path
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: root, isDirectory: &isFolder) else {

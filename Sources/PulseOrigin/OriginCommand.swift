@@ -13,7 +13,7 @@ public enum OriginCommand {
             never a 200. Stops gracefully on SIGTERM or SIGINT. See docs/origin.md.
             """,
         options: [
-            .value("package", "<dir>", help: "The package folder written by pulse-pack build (required)."),
+            .value("package", "<dir>", help: "A package folder (its public/ part is served) or a folder pulse-pack push wrote (required)."),
             .value("listen", "<host:port>", help: "Address to listen on (default 127.0.0.1:8080; port 0 picks a free port)."),
             .value("access-log", "<path>", help: "Access log file, '-' for standard output (default), 'off' for none."),
             .value("allow-origin", "<origin>", help: "Access-Control-Allow-Origin value (default *), 'off' for no CORS headers."),

@@ -4,20 +4,25 @@ import PulseCore
 
 /// `pulse-pack build`.
 enum BuildCommand {
-    static func command(terminal: Terminal) -> Command {
+    static func command(terminal: Terminal, environment: [String: String]) -> Command {
         Command(
             name: "build",
             abstract: "Package a series (and its sessions) or one session with its deck.",
             discussion: """
                 <input> is a series file (it lists its sessions, each naming its deck) or a session file
                 (its deck from --deck or its own "deck" field). Schema: docs/session-schema.md.
-                Same input and secret → byte-identical package. The package secret is read from
-                --secret-file, $PULSE_PACKAGE_SECRET (base64) or <out>/secret (created 0600 on first build).
+                The package is laid out by audience: <out>/public/ for a CDN (pulse-pack push), <out>/server/ for the
+                sync server (docs/package-format.md). The package secret is read from --secret-file (created if
+                missing), $PULSE_PACKAGE_SECRET (base64) or $XDG_CONFIG_HOME/pulse-pack/secrets/<packageId> (else
+                ~/.config/…; created 0600 on the first build): never from inside the package folder.
+                Same input, package id and secret, and SOURCE_DATE_EPOCH set → byte-identical package.
+                A pulse-package/1 folder is moved to the current layout first.
                 """,
             options: [
                 .value("out", "<dir>", short: "o", help: "The package folder (created if missing)."),
                 .value("deck", "<pdf-or-folder>", help: "The deck of a single session: a PDF or a folder of images."),
-                .value("secret-file", "<file>", help: "Read the package secret (base64, mode 0600) from this file."),
+                .value("secret-file", "<file>", help: "Read the package secret (base64, mode 0600) from this file; created if missing."),
+                .value("package-id", "<32 hex>", help: "The id of a new package (default: random); an existing package must have it."),
                 .value("jobs", "<n>", short: "j", help: "Threads per deck (default: the cores for a PDF, twice that for images)."),
                 .value("seal-to", "<age1…>", help: "Write key tables only sealed to this age recipient (the key server); repeatable.", repeating: true),
                 .flag("json", help: "Print a machine-readable summary on stdout."),
@@ -26,9 +31,11 @@ enum BuildCommand {
             positionals: [Positional("input", help: "A series or session description file (JSON).")],
             run: { arguments in
                 guard let out = arguments.value("out") else { throw UsageError("missing --out <dir>") }
-                var options = Builder.Options(input: fileURL(try arguments.required("input")), output: fileURL(out))
+                var options = Builder.Options(
+                    input: fileURL(try arguments.required("input")), output: fileURL(out), environment: environment)
                 options.deck = arguments.value("deck").map(fileURL)
                 options.secretFile = arguments.value("secret-file").map(fileURL)
+                options.packageId = arguments.value("package-id")
                 if let jobs = try arguments.int("jobs", in: 1...256) { options.workers = jobs }
                 options.sealTo = arguments.values("seal-to")
                 let json = arguments.flag("json"), quiet = arguments.flag("quiet")
@@ -58,9 +65,12 @@ enum BuildCommand {
             lines.append("  \(document.kind) \(document.id): packageVersion \(Format.short(document.packageVersion))\(document.changed ? "" : " (unchanged)")")
         }
         lines.append("  images: \(report.newImages) new / \(report.reusedImages) reused")
+        if let migrated = report.migrated { lines.append("  moved from the pulse-package/1 layout; package id \(migrated)") }
+        lines.append("  package secret: \(report.secret)" + (report.secretCreated ? " (created: keep it, it is not in the package)" : ""))
         if let first = report.sessions.first {
             lines.append("Look at it: cat \(first.manifestPath)")
             lines.append("            pulse-pack verify \(report.package)")
+            lines.append("Publish:    pulse-pack push \(report.package) --to <folder or s3://bucket/prefix>   (public/ only)")
         }
         return lines
     }

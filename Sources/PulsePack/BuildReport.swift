@@ -34,10 +34,17 @@ public struct BuildReport: Sendable {
     public var reusedImages = 0
     public var seconds: Double = 0
     public var warnings: [String] = []
+    /// Where the package secret came from (a file path or `$PULSE_PACKAGE_SECRET`), and whether this build made it.
+    public var secret = ""
+    public var secretCreated = false
+    /// The package id, if this build moved a pulse-package/1 folder to the current layout.
+    public var migrated: String?
 
     var json: JSONValue {
         .object([
             "package": .string(package),
+            "secret": .string(secret), "secretCreated": .bool(secretCreated),
+            "migrated": migrated.map(JSONValue.string) ?? .null,
             "seconds": .double((seconds * 1000).rounded() / 1000),
             "sessions": .array(sessions.map { session in
                 [

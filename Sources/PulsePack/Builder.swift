@@ -3,7 +3,8 @@ import PulseCore
 import PulseCrypto
 import PulseStore
 
-/// `pulse-pack build`: series/session files and decks → blobs, manifests, key tables, one index commit.
+/// `pulse-pack build`: series/session files and decks → blobs, manifests, gated resources, key tables,
+/// one index commit (docs/package-format.md).
 public struct Builder {
     public struct Options: Sendable {
         /// A series file (it lists `sessions`) or a single session file.
@@ -12,6 +13,9 @@ public struct Builder {
         public var deck: URL?
         public var output: URL
         public var secretFile: URL?
+        /// The id of a new package (random when nil); an existing package must already have it.
+        public var packageId: String?
+        /// `PULSE_PACKAGE_SECRET`, `SOURCE_DATE_EPOCH`, `XDG_CONFIG_HOME` and `HOME` are read from here.
         public var environment: [String: String]
         /// Threads per deck; nil picks by deck kind (`Deck.defaultWorkers`).
         public var workers: Int?
@@ -42,13 +46,17 @@ public struct Builder {
     }
 
     /// Runs the build. Input is read and checked in full before the package is touched; the package
-    /// changes only by new blobs and new files until `index.json` is replaced as the last step.
+    /// changes only by new blobs and new files until the indexes are replaced as the last step.
     @discardableResult
     public func run(progress: Progress? = nil) throws -> BuildReport {
         let started = Date()
         let warnings = Warnings()
         let loader = InputLoader(warnings: warnings)
         let keyTables = try KeyTableWriter(sealTo: options.sealTo)
+        let publishedAt = Timestamp.string(try publishTime())
+        if let id = options.packageId, !PackageId.isValid(id) {
+            throw InputError(file: "--package-id", "\"\(id)\" is not a package id (32 lowercase hex digits)")
+        }
         let (series, sessions) = try readInput(loader)
         let decks = try sessions.map { session in
             guard let url = (series == nil ? options.deck : nil) ?? session.deck else {
@@ -56,27 +64,46 @@ public struct Builder {
             }
             return try Deck.open(url)
         }
+        for (session, deck) in zip(sessions, decks) { try Self.checkGated(session, deck: deck) }
 
         let package = PulsePackage(root: options.output)
         try PackageFolder.prepare(package)
         let lock = try PackageLock(package)
         defer { withExtendedLifetime(lock) {} }
-        try PackageFolder.removeUnfinishedWrites(package)
-        var index = try package.readIndex()
-        let cipher = SlideCipher(secret: try PackageSecret.load(
-            file: options.secretFile, environment: options.environment, package: package))
-
-        try KeyTableWriter.settlePending(in: package, index: index)
-
         var report = BuildReport(package: package.root.path)
-        let journal = BuildJournal()
+        if try PackageMigration.isNeeded(package) {
+            report.migrated = try PackageMigration(package: package, packageId: options.packageId, environment: options.environment).run()
+        }
+        try PackageFolder.removeUnfinishedWrites(package)
+        var index = try package.readIndexIfPresent() ?? PackageIndex(packageId: try newPackageId(package))
+        if let id = options.packageId, id != index.packageId {
+            throw InputError(file: package.root.path, "is package \(index.packageId), not --package-id \(id)")
+        }
+        let secret = try PackageSecret.load(
+            file: options.secretFile, environment: options.environment, packageId: index.packageId, package: package)
+        report.secret = secret.source
+        report.secretCreated = secret.created
+        if secret.created && !index.sessions.isEmpty {
+            warnings.add("\(secret.source): no package secret was there, so a new one was made: every slide is encrypted anew")
+        }
+        if FileManager.default.fileExists(atPath: package.legacySecretURL.path) {
+            warnings.add("\(package.legacySecretURL.path): a secret file inside the package folder, where a copy or sync of the folder "
+                + "ships it; this build does not read it (it uses \(secret.source)): move it out")
+        }
+        try KeyTableWriter.settlePending(in: package, index: index)
+        try package.tightenPrivateFolders()
+
+        let journal = BuildJournal(package: package)
         let blobs = BlobBatch(store: package.assets)
         do {
+            try package.makePartFolders(for: package.publicRoot)
+            try package.makePartFolders(for: package.serverRoot)
             try AtomicFile.makeFolder(package.assets.folder)
             var decksDone: [[SlideOutcome]] = []
             for (session, deck) in zip(sessions, decks) {
                 progress?(session.id, 0, deck.slideCount)
                 let done = Counter()
+                let cipher = SlideCipher(secret: secret.secret, packageId: index.packageId, sessionId: session.id)
                 decksDone.append(try SlidePipeline.run(
                     deck: deck, cipher: cipher, blobs: blobs, workers: options.workers ?? deck.defaultWorkers,
                     progress: { progress?(session.id, done.increment(), deck.slideCount) }))
@@ -84,31 +111,61 @@ public struct Builder {
             for image in loader.images.values.sorted(by: { $0.hash < $1.hash }) {
                 if try blobs.put(image.bytes, hash: image.hash) { report.newImages += 1 } else { report.reusedImages += 1 }
             }
-            // Blobs first: every manifest written below names only blobs already in place.
+            // Blobs first: every manifest and blob list written below names only blobs already in place.
             journal.blobs = blobs.hashes
             try blobs.commit()
+            let publisher = Publisher(package: package, journal: journal, publishedAt: publishedAt)
             for (session, (deck, outcomes)) in zip(sessions, zip(decks, decksDone)) {
-                report.sessions.append(try publish(
-                    session, deck: deck, outcomes: outcomes, package: package, index: &index, journal: journal, keyTables: keyTables))
+                report.sessions.append(try publisher.publish(session, deck: deck, outcomes: outcomes, index: &index, keyTables: keyTables))
             }
             if let series {
-                report.documents += try publish(series, sessionIds: sessions.map(\.id), package: package, index: &index, journal: journal)
+                report.documents += try publisher.publish(series, sessionIds: sessions.map(\.id), index: &index)
             }
-            report.documents += try refreshLinkedSeries(package: package, index: &index, skipping: series?.id, journal: journal)
-            try package.writeIndex(index)
+            report.documents += try publisher.refreshLinkedSeries(index: &index, skipping: series?.id)
+            try journal.commit(index)
         } catch {
             // Nothing new is referenced yet: take the new files away so the folder is as it was.
-            blobs.discard(committed: journal.blobs)
-            journal.rollBack()
+            blobs.discard(committed: journal.rollBack() ? journal.blobs : [])
             throw error
         }
         // Same deckVersion, new packageVersion: the pending table takes the table's place only now that
         // the index names the new version (a kill right here is finished by the next build).
         for pending in journal.pendingKeyTables { try KeyTableWriter.promote(pending) }
+        let plaintext = keyTables.sealRemaining(in: package, index: index)
+        if !plaintext.isEmpty {
+            throw StoreError(path: package.keysFolder.path, "the build is done, but these key tables are still in plaintext: "
+                + plaintext.joined(separator: ", ") + "; run the build again with --seal-to to seal them")
+        }
 
         report.seconds = Date().timeIntervalSince(started)
         report.warnings = warnings.messages
         return report
+    }
+
+    /// The id of a package built for the first time: `--package-id`, the id of a public index left by a
+    /// first build killed before its commit, or a new random one.
+    private func newPackageId(_ package: PulsePackage) throws -> String {
+        if let id = options.packageId { return id }
+        if let id = try? package.publicPart.readIndex().packageId { return id }
+        return try PackageId.random()
+    }
+
+    /// Now, or `SOURCE_DATE_EPOCH` (whole seconds since 1970) for a reproducible build.
+    private func publishTime() throws -> Date {
+        guard let text = options.environment["SOURCE_DATE_EPOCH"] else { return Date() }
+        guard let seconds = Int(text), seconds >= 0 else {
+            throw InputError(file: "$SOURCE_DATE_EPOCH", "\"\(text)\" is not whole seconds since 1970")
+        }
+        return Date(timeIntervalSince1970: TimeInterval(seconds))
+    }
+
+    /// `releaseAfterSlide` names a slide of the deck: 0-based, below the slide count.
+    static func checkGated(_ session: SessionDescription, deck: Deck) throws {
+        for (resource, path) in session.gated {
+            guard let slide = resource.releaseAfterSlide, slide >= deck.slideCount else { continue }
+            throw InputError(file: session.file.path, path: "\(path).releaseAfterSlide",
+                "slide \(slide) is not in the deck: it has \(deck.slideCount) slides, numbered 0 to \(deck.slideCount - 1)")
+        }
     }
 
     private func readInput(_ loader: InputLoader) throws -> (SeriesDescription?, [SessionDescription]) {
@@ -130,134 +187,47 @@ public struct Builder {
         }
         return (series, sessions)
     }
-
-    /// Writes one session's key table and manifest and records them in the (not yet committed) index.
-    private func publish(
-        _ session: SessionDescription, deck: Deck, outcomes: [SlideOutcome], package: PulsePackage, index: inout PackageIndex,
-        journal: BuildJournal, keyTables: KeyTableWriter
-    ) throws -> BuildReport.Session {
-        let deckDigest = SHA256.hex(Array(outcomes.map { "\($0.n):\($0.assetHash)\n" }.joined().utf8))
-        let previous = index.sessions[session.id]
-        let deckVersion: Int
-        if let previous, previous.deckDigest == deckDigest {
-            deckVersion = previous.deckVersion
-        } else {
-            deckVersion = (previous?.highestDeckVersion ?? 0) + 1
-        }
-        var content = session.content
-        content["slides"] = .array(outcomes.map { ["n": .int($0.n), "assetHash": .string($0.assetHash), "bytes": .int($0.bytes)] })
-        content["deckVersion"] = .int(deckVersion)
-        let (manifest, packageVersion) = PackageVersion.stamped(.object(content))
-
-        let table = KeyTable(
-            sessionId: session.id, deckVersion: deckVersion, packageVersion: packageVersion,
-            slides: outcomes.map {
-                KeyTable.Slide(
-                    n: $0.n, assetHash: $0.assetHash,
-                    keyB64: Data($0.key).base64EncodedString(), nonceB64: Data($0.nonce).base64EncodedString())
-            })
-        let tableURL = keyTables.url(for: table, in: package)
-        if deckVersion == previous?.deckVersion {
-            if previous?.packageVersion != packageVersion {
-                let pending = try keyTables.writePending(table, in: package)
-                journal.created(pending)
-                journal.pendingKeyTables.append(pending)
-            }
-        } else {
-            // A new deckVersion: a new file that nothing committed refers to yet.
-            try keyTables.write(table, in: package)
-            journal.created(tableURL)
-        }
-        if try package.writeManifest(.sessions, id: session.id, manifest: manifest, packageVersion: packageVersion) {
-            journal.created(package.manifestURL(.sessions, id: session.id, packageVersion: packageVersion))
-        }
-        index.sessions[session.id] = PackageIndex.Session(
-            packageVersion: packageVersion, deckVersion: deckVersion, deckDigest: deckDigest,
-            highestDeckVersion: max(previous?.highestDeckVersion ?? 0, deckVersion))
-
-        let newBlobs = outcomes.filter(\.isNew).count
-        return BuildReport.Session(
-            id: session.id, deck: deck.url.path, deckKind: deck.kind, slides: outcomes.count,
-            bytes: outcomes.reduce(0) { $0 + $1.bytes }, newBlobs: newBlobs, reusedBlobs: outcomes.count - newBlobs,
-            deckVersion: deckVersion, packageVersion: packageVersion, changed: previous?.packageVersion != packageVersion,
-            manifestPath: package.manifestURL(.sessions, id: session.id, packageVersion: packageVersion).path,
-            keyTablePath: tableURL.path)
-    }
-
-    /// Writes the series manifest (with a ref per linked session) and the org's app config.
-    private func publish(
-        _ series: SeriesDescription, sessionIds: [String], package: PulsePackage, index: inout PackageIndex, journal: BuildJournal
-    ) throws -> [BuildReport.Document] {
-        var content = series.content
-        var documents: [BuildReport.Document] = []
-        content["sessions"] = .array(try sessionRefs(ids: sessionIds, package: package, index: index))
-        documents.append(
-            try publishDocument(.series, id: series.id, content: content, package: package, index: &index.series, journal: journal))
-        if let appConfig = series.appConfig, case let .object(body) = appConfig.body {
-            documents.append(
-                try publishDocument(.appconfig, id: appConfig.slug, content: body, package: package, index: &index.appconfig, journal: journal))
-        }
-        return documents
-    }
-
-    /// After a single-session build, series already in the package that link that session get its
-    /// new packageVersion, so the series manifest never points at a stale session manifest.
-    private func refreshLinkedSeries(
-        package: PulsePackage, index: inout PackageIndex, skipping: String?, journal: BuildJournal
-    ) throws -> [BuildReport.Document] {
-        var documents: [BuildReport.Document] = []
-        for (id, entry) in index.series.sorted(by: { $0.key < $1.key }) where id != skipping {
-            let manifest = try package.readManifest(.series, id: id, packageVersion: entry.packageVersion)
-            guard case var .object(content) = manifest, let refs = content["sessions"]?.arrayValue else { continue }
-            let ids = refs.compactMap { $0["id"]?.stringValue }
-            let updated = try sessionRefs(ids: ids, package: package, index: index)
-            guard updated != refs else { continue }
-            content["sessions"] = .array(updated)
-            documents.append(try publishDocument(.series, id: id, content: content, package: package, index: &index.series, journal: journal))
-        }
-        return documents
-    }
-
-    private func sessionRefs(ids: [String], package: PulsePackage, index: PackageIndex) throws -> [JSONValue] {
-        try ids.map { id in
-            guard let entry = index.sessions[id] else { throw StoreError(path: package.indexURL.path, "session \(id) is not in the package") }
-            let manifest = try package.readManifest(.sessions, id: id, packageVersion: entry.packageVersion)
-            let title = manifest["session"]?["title"] ?? .string(id)
-            return ["id": .string(id), "title": title, "packageVersion": .string(entry.packageVersion)]
-        }
-    }
-
-    private func publishDocument(
-        _ kind: PulsePackage.Kind, id: String, content: [String: JSONValue], package: PulsePackage,
-        index: inout [String: PackageIndex.Document], journal: BuildJournal
-    ) throws -> BuildReport.Document {
-        let (manifest, packageVersion) = PackageVersion.stamped(.object(content))
-        if try package.writeManifest(kind, id: id, manifest: manifest, packageVersion: packageVersion) {
-            journal.created(package.manifestURL(kind, id: id, packageVersion: packageVersion))
-        }
-        let changed = index[id]?.packageVersion != packageVersion
-        index[id] = PackageIndex.Document(packageVersion: packageVersion)
-        return BuildReport.Document(kind: kind.rawValue, id: id, packageVersion: packageVersion, changed: changed)
-    }
 }
 
-/// The files a build created before its commit (removed again if it fails), and the pending key tables
-/// to promote after it.
+/// The files a build created before its commit (removed again if it fails), the commit itself, and the
+/// pending key tables to promote after it.
 final class BuildJournal: @unchecked Sendable {
+    let package: PulsePackage
     private let lock = NSLock()
     private var files: [URL] = []
     /// Blobs this build added (committed with the batch, so not yet named by any manifest).
     var blobs: [String] = []
     /// Key tables written beside their table, to take its place after the commit.
     var pendingKeyTables: [URL] = []
+    /// The public index before this build replaced it: restored if the server index cannot be written.
+    private var previousPublicIndex: Data??
+
+    init(package: PulsePackage) { self.package = package }
 
     func created(_ url: URL) { lock.withLock { files.append(url) } }
 
-    func rollBack() {
+    /// Writes the public index, then the server index: the commit point.
+    func commit(_ index: PackageIndex) throws {
+        previousPublicIndex = .some(try? Data(contentsOf: package.publicIndexURL))
+        try package.writeIndexes(index)
+    }
+
+    /// Removes the files this build created; false if the previous public index could not be put back
+    /// (then every file stays, blobs included, for the index that names them).
+    func rollBack() -> Bool {
+        if case let .some(previous) = previousPublicIndex {
+            // The new public index may name the files about to go: put the old one back first, and keep
+            // the files if that fails (unreferenced files are harmless; a dangling index is not).
+            do {
+                if let previous { try AtomicFile.write(previous, to: package.publicIndexURL, mode: 0o644) }
+                else { unlink(package.publicIndexURL.path) }
+            } catch { return false }
+        }
         lock.withLock {
             for url in files { unlink(url.path) }
             files = []
         }
+        return true
     }
 }
 

@@ -11,6 +11,10 @@ import PulseStore
 /// commit and renamed over the table after it. A build killed in between leaves the pending file, and
 /// the next build (`settlePending`) renames it if the index names its version, or removes it if not.
 /// This works for sealed tables too, which the packager cannot read back.
+///
+/// When sealing is asked for, every plaintext table left in the package is sealed after the commit and
+/// its plaintext removed (`sealRemaining`), so that adding `--seal-to` to an existing package never
+/// leaves an unchanged session's keys in plaintext only.
 struct KeyTableWriter {
     let recipients: [AgeRecipient]?
     static let pendingMarker = ".pending-"
@@ -20,10 +24,21 @@ struct KeyTableWriter {
         recipients = sealTo.isEmpty ? nil : try SealedKeyTable.recipients(sealTo)
     }
 
+    var seals: Bool { recipients != nil }
+
     func url(for table: KeyTable, in package: PulsePackage) -> URL {
         recipients == nil
             ? package.keyTableURL(sessionId: table.sessionId, deckVersion: table.deckVersion)
             : SealedKeyTable.url(in: package, sessionId: table.sessionId, deckVersion: table.deckVersion)
+    }
+
+    /// True if a table of this session and deckVersion is there in the form this build writes (or, when
+    /// not sealing, in either form: a build without `--seal-to` never adds a plaintext copy of a sealed table).
+    func hasTable(_ table: KeyTable, in package: PulsePackage) -> Bool {
+        let plain = package.keyTableURL(sessionId: table.sessionId, deckVersion: table.deckVersion)
+        let sealed = SealedKeyTable.url(in: package, sessionId: table.sessionId, deckVersion: table.deckVersion)
+        let exists = { (url: URL) in FileManager.default.fileExists(atPath: url.path) }
+        return seals ? exists(sealed) : exists(plain) || exists(sealed)
     }
 
     func write(_ table: KeyTable, in package: PulsePackage) throws {
@@ -55,18 +70,56 @@ struct KeyTableWriter {
     /// Finishes what a build killed between its commit and its last step left: each pending table is
     /// promoted if the index names its session at its packageVersion, and removed otherwise.
     static func settlePending(in package: PulsePackage, index: PackageIndex) throws {
-        let manager = FileManager.default
-        for session in (try? manager.contentsOfDirectory(atPath: package.keysFolder.path)) ?? [] {
-            let folder = package.keysFolder.appendingPathComponent(session)
-            for name in (try? manager.contentsOfDirectory(atPath: folder.path)) ?? [] {
-                guard let marker = name.range(of: pendingMarker) else { continue }
-                let pending = folder.appendingPathComponent(name)
-                if index.sessions[session]?.packageVersion == String(name[marker.upperBound...]) {
-                    try promote(pending)
-                } else {
-                    unlink(pending.path)
-                }
+        for (session, folder, name) in tableFiles(in: package) {
+            guard let marker = name.range(of: pendingMarker) else { continue }
+            let pending = folder.appendingPathComponent(name)
+            if index.sessions[session]?.packageVersion == String(name[marker.upperBound...]) {
+                try promote(pending)
+            } else {
+                unlink(pending.path)
             }
         }
+    }
+
+    /// Seals every plaintext key table still in the package and removes the plaintext; returns the
+    /// tables that stay in plaintext, each with the reason (the caller reports them and fails).
+    ///
+    /// A plaintext table of a session's current deckVersion is sealed over the sealed one if it names
+    /// the current packageVersion (it is then the newest), and only removed if not (the build has just
+    /// written the current table sealed). Any other plaintext table is sealed unless a sealed one exists.
+    func sealRemaining(in package: PulsePackage, index: PackageIndex) -> [String] {
+        guard let recipients else { return [] }
+        var left: [String] = []
+        for (session, folder, name) in Self.tableFiles(in: package) where name.hasSuffix(".json") {
+            let plain = folder.appendingPathComponent(name)
+            let sealed = plain.appendingPathExtension(SealedKeyTable.fileExtension)
+            do {
+                let bytes = Array(try Data(contentsOf: plain))
+                let table = try SealedKeyTable.decode(bytes, name: plain.path)
+                let current = index.sessions[session]
+                let isCurrentTable = current?.deckVersion == table.deckVersion
+                let sealedExists = FileManager.default.fileExists(atPath: sealed.path)
+                if isCurrentTable ? current?.packageVersion == table.packageVersion : !sealedExists {
+                    try package.writeKeyFile(try Age.encrypt(bytes, to: recipients), to: sealed)
+                }
+                guard unlink(plain.path) == 0 else { throw StoreError.system(plain.path, "cannot remove the plaintext", errno: errno) }
+            } catch {
+                left.append("\(plain.path) (\(error))")
+            }
+        }
+        return left
+    }
+
+    /// Every file in `server/keys/<session>/`, with its session and folder, sorted.
+    static func tableFiles(in package: PulsePackage) -> [(session: String, folder: URL, name: String)] {
+        let manager = FileManager.default
+        var files: [(String, URL, String)] = []
+        for session in ((try? manager.contentsOfDirectory(atPath: package.keysFolder.path)) ?? []).sorted() where !session.hasPrefix(".") {
+            let folder = package.keysFolder.appendingPathComponent(session)
+            for name in ((try? manager.contentsOfDirectory(atPath: folder.path)) ?? []).sorted() where !name.hasPrefix(".") {
+                files.append((session, folder, name))
+            }
+        }
+        return files
     }
 }

@@ -14,8 +14,8 @@ public enum OpsCommands {
 
     /// Their lines in `pulse-pack --help` (the full help comes from the helper).
     static let listing: [Command] = [
-        Command(name: "push", abstract: "Publish a package's blobs, manifests and index.json to a folder or S3."),
-        Command(name: "gc", abstract: "Delete blobs no retained manifest names, old manifest versions and stale temp files."),
+        Command(name: "push", abstract: "Publish a package's public part (blobs, blob lists, app configs, index.json) to a folder or S3."),
+        Command(name: "gc", abstract: "Delete old versions, the blobs no kept version names, and stale temp files."),
     ]
 
     /// The helper's arguments if `arguments` (without the program name) ask for push or gc

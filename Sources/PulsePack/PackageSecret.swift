@@ -5,31 +5,120 @@ import PulseStore
 
 /// Where the package secret comes from: the 32 bytes every slide key is derived from.
 ///
-/// In order: `--secret-file FILE`, the environment variable `PULSE_PACKAGE_SECRET` (base64), or the
-/// package's own `secret` file, created (0600) on the first build. The file holds the base64 text.
+/// In order: `--secret-file FILE` (created if missing), the environment variable `PULSE_PACKAGE_SECRET`
+/// (base64), or the default home `$XDG_CONFIG_HOME/pulse-pack/secrets/<packageId>` (else
+/// `$HOME/.config/pulse-pack/secrets/<packageId>`), created on the first build. Files hold the base64 text,
+/// mode 0600 in 0700 folders. The secret is never inside the package folder, so copying or syncing the
+/// folder never ships it.
 public enum PackageSecret {
     public static let environmentVariable = "PULSE_PACKAGE_SECRET"
 
-    /// Loads the secret, creating `<package>/secret` if no other source is given and none exists yet.
-    public static func load(file: URL?, environment: [String: String], package: PulsePackage) throws -> [UInt8] {
-        if let file { return try read(file, what: "--secret-file") }
-        if let text = environment[environmentVariable] {
-            return try decode(text, source: "$\(environmentVariable)")
-        }
-        if FileManager.default.fileExists(atPath: package.secretURL.path) {
-            return try read(package.secretURL, what: "package secret")
-        }
-        let secret = try SecureRandom.bytes(SlideCipher.secretByteCount)
-        try AtomicFile.write(Array((Data(secret).base64EncodedString() + "\n").utf8), to: package.secretURL, mode: 0o600)
-        return secret
+    /// The secret and where it came from.
+    public struct Loaded {
+        public let secret: SecretBytes
+        /// A file path, or `$PULSE_PACKAGE_SECRET`.
+        public let source: String
+        /// True if this build created it (a new package, or a secret that was lost).
+        public let created: Bool
     }
 
-    /// A new secret in base64, for `pulse-pack secret new`-style use and tests.
-    public static func generateBase64() throws -> String {
-        Data(try SecureRandom.bytes(SlideCipher.secretByteCount)).base64EncodedString()
+    /// The default secret file of a package: under `$XDG_CONFIG_HOME`, else `$HOME/.config`; nil without either.
+    public static func defaultURL(packageId: String, environment: [String: String]) -> URL? {
+        let config: URL
+        if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
+            config = URL(fileURLWithPath: xdg)
+        } else if let home = environment["HOME"], home.hasPrefix("/") {
+            config = URL(fileURLWithPath: home).appendingPathComponent(".config")
+        } else {
+            return nil
+        }
+        return config.appendingPathComponent("pulse-pack/secrets").appendingPathComponent(packageId)
     }
 
-    private static func read(_ url: URL, what: String) throws -> [UInt8] {
+    /// Loads the secret, creating the file if it is missing.
+    /// - Throws: `InputError` for a secret file inside the package folder, readable by others, or not
+    ///   32 bytes of base64, or when there is no home for the default file.
+    public static func load(file: URL?, environment: [String: String], packageId: String, package: PulsePackage) throws -> Loaded {
+        if file == nil, let text = environment[environmentVariable] {
+            return Loaded(secret: try decode(text, source: "$\(environmentVariable)"), source: "$\(environmentVariable)", created: false)
+        }
+        let (url, what): (URL, String)
+        if let file {
+            (url, what) = (file, "--secret-file")
+        } else {
+            guard let home = defaultURL(packageId: packageId, environment: environment) else {
+                throw InputError(file: package.root.path, "no place for the package secret: set XDG_CONFIG_HOME or HOME, or give --secret-file")
+            }
+            (url, what) = (home, "package secret")
+        }
+        if isInside(url, package.root) {
+            throw InputError(file: url.path, "\(what) is inside the package folder, where a copy or sync of the folder would ship it; keep it elsewhere")
+        }
+        if FileManager.default.fileExists(atPath: url.path) { return Loaded(secret: try read(url, what: what), source: url.path, created: false) }
+        let secret = try SecretBytes.random(count: SlideCipher.secretByteCount)
+        let winner = try create(secret, at: url)
+        return Loaded(secret: winner ?? secret, source: url.path, created: winner == nil)
+    }
+
+    /// Writes `secret` as a new file at `url` (0600, missing folders 0700) and never replaces one: if a
+    /// file appeared meanwhile, returns the secret it holds instead.
+    static func create(_ secret: SecretBytes, at url: URL) throws -> SecretBytes? {
+        let folder = url.deletingLastPathComponent()
+        try makePrivateFolders(folder)
+        removeAbandonedStaging(in: folder)
+        let staging = folder.appendingPathComponent(".tmp-secret-\(UUID().uuidString)")
+        try AtomicFile.write(Array((secret.base64EncodedString() + "\n").utf8), to: staging, mode: 0o600)
+        defer { unlink(staging.path) }
+        guard link(staging.path, url.path) == 0 else {
+            guard errno == EEXIST else { throw StoreError.system(url.path, "cannot create the package secret", errno: errno) }
+            return try read(url, what: "package secret")
+        }
+        try AtomicFile.syncFolder(folder)
+        return nil
+    }
+
+    /// Staging files of a build killed while it created a secret (they hold a secret nobody uses): gone
+    /// once an hour old, by then surely not another build's in progress.
+    static func removeAbandonedStaging(in folder: URL) {
+        let manager = FileManager.default
+        for name in (try? manager.contentsOfDirectory(atPath: folder.path)) ?? [] where name.hasPrefix(".tmp-") && name.contains("secret") {
+            let path = folder.appendingPathComponent(name).path
+            guard let modified = (try? manager.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
+                  Date().timeIntervalSince(modified) > 3600 else { continue }
+            unlink(path)
+        }
+    }
+
+    /// mkdir -p with 0700 for the folders it creates.
+    static func makePrivateFolders(_ folder: URL) throws {
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder) {
+            guard isFolder.boolValue else { throw StoreError(path: folder.path, "exists and is not a folder") }
+            return
+        }
+        try makePrivateFolders(folder.deletingLastPathComponent())
+        guard mkdir(folder.path, 0o700) == 0 || errno == EEXIST else {
+            throw StoreError.system(folder.path, "cannot create folder", errno: errno)
+        }
+    }
+
+    /// True if `url` is `folder` or inside it (symbolic links resolved as far as the path exists).
+    static func isInside(_ url: URL, _ folder: URL) -> Bool {
+        func resolved(_ url: URL) -> String {
+            var existing = url.standardizedFileURL, rest: [String] = []
+            while !FileManager.default.fileExists(atPath: existing.path), existing.path != "/" {
+                rest.insert(existing.lastPathComponent, at: 0)
+                existing = existing.deletingLastPathComponent()
+            }
+            var path = existing.resolvingSymlinksInPath().path
+            for part in rest { path += (path.hasSuffix("/") ? "" : "/") + part }
+            return path
+        }
+        let inner = resolved(url), outer = resolved(folder)
+        return inner == outer || inner.hasPrefix(outer.hasSuffix("/") ? outer : outer + "/")
+    }
+
+    static func read(_ url: URL, what: String) throws -> SecretBytes {
         var info = stat()
         guard stat(url.path, &info) == 0 else { throw InputError(file: url.path, "\(what): \(String(cString: strerror(errno)))") }
         guard info.st_mode & 0o077 == 0 else {
@@ -39,12 +128,12 @@ public enum PackageSecret {
         return try decode(String(decoding: data, as: UTF8.self), source: url.path)
     }
 
-    private static func decode(_ text: String, source: String) throws -> [UInt8] {
+    private static func decode(_ text: String, source: String) throws -> SecretBytes {
         guard let data = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines)),
-            data.count == SlideCipher.secretByteCount
+              data.count == SlideCipher.secretByteCount
         else {
             throw InputError(file: source, "a package secret is 32 bytes in base64")
         }
-        return Array(data)
+        return SecretBytes(data)
     }
 }

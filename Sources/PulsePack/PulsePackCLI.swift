@@ -11,13 +11,17 @@ import PulseStore
 /// (I/O, a full disk, problems found by `verify`).
 public enum PulsePackCLI {
     /// The command tree; `extra` adds subcommands (tests). push and gc are listed, and run by `pulse-pack-ops`.
-    public static func root(terminal: Terminal, extra: [Command] = []) -> Command {
+    /// `environment` is where build and verify find the secret's home, `PULSE_PACKAGE_SECRET` and
+    /// `SOURCE_DATE_EPOCH` (tests pass their own).
+    public static func root(
+        terminal: Terminal, environment: [String: String] = ProcessInfo.processInfo.environment, extra: [Command] = []
+    ) -> Command {
         Command(
             name: "pulse-pack",
             abstract: "Package an event's slide decks for offline pre-caching: encrypted, content-addressed, verifiable.",
             subcommands: [
-                BuildCommand.command(terminal: terminal),
-                VerifyCommand.command(terminal: terminal),
+                BuildCommand.command(terminal: terminal, environment: environment),
+                VerifyCommand.command(terminal: terminal, environment: environment),
                 DiffCommand.command(terminal: terminal),
                 KeysCommand.make(console: KeysCommand.Console(
                     print: terminal.print, printError: terminal.printError,
@@ -26,9 +30,12 @@ public enum PulsePackCLI {
     }
 
     /// Runs `pulse-pack` with `arguments` (without the program name); returns the exit code.
-    public static func main(_ arguments: [String], terminal: Terminal = .standard(), extra: [Command] = []) -> Int32 {
+    public static func main(
+        _ arguments: [String], terminal: Terminal = .standard(),
+        environment: [String: String] = ProcessInfo.processInfo.environment, extra: [Command] = []
+    ) -> Int32 {
         CommandLineTool.main(
-            root(terminal: terminal, extra: extra), arguments: arguments,
+            root(terminal: terminal, environment: environment, extra: extra), arguments: arguments,
             errorHandler: { error in
                 terminal.endProgress()
                 terminal.printError("pulse-pack: error: \(error)")

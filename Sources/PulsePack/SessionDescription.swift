@@ -11,6 +11,9 @@ struct SessionDescription {
     let deck: URL?
     /// Manifest fields: session, agenda, speakers, branding, resources, survey.
     let content: [String: JSONValue]
+    /// Timeline-gated resources with their content and release rule (for `server/gated/`), each with the
+    /// JSON path of its entry (`resources[2]`) for error messages.
+    let gated: [(resource: GatedResources.Resource, path: String)]
 
     /// Reads and checks a session file. Images it refers to are loaded into `loader`.
     init(file: URL, loader: InputLoader) throws {
@@ -70,6 +73,7 @@ struct SessionDescription {
         brandingReader.finish()
 
         let resources = try reader.objects("resources", required: false, Self.resource)
+        gated = resources.compactMap { $0.gated }
         let survey = try reader.optionalObject("survey").map { survey in
             defer { survey.finish() }
             return JSONValue.object([
@@ -82,14 +86,15 @@ struct SessionDescription {
 
         var content: [String: JSONValue] = [
             "session": basics, "agenda": .array(agenda), "speakers": .array(speakers),
-            "branding": branding, "resources": .array(resources),
+            "branding": branding, "resources": .array(resources.map(\.entry)),
         ]
         content["survey"] = survey
         self.content = content
     }
 
-    /// A resource; a timeline-gated one keeps only its metadata, and no release time survives.
-    private static func resource(_ entry: JSONReader) throws -> JSONValue {
+    /// A resource as the manifest lists it; a timeline-gated one is metadata only there, and its full
+    /// entry and release rule go to the server part.
+    private static func resource(_ entry: JSONReader) throws -> (entry: JSONValue, gated: (resource: GatedResources.Resource, path: String)?) {
         let id = try entry.string("id", matching: Patterns.id, what: "a resource id")
         let title = try entry.string("title")
         let kind = try entry.string("kind", oneOf: ["link", "file", "note"])
@@ -99,13 +104,13 @@ struct SessionDescription {
         let afterSlide = try entry.optionalInt("releaseAfterSlide", in: 0...100_000)
         if kind == "link", url == nil { throw entry.error("url", "missing (a link resource needs a url)") }
         if kind == "note", body == nil { throw entry.error("body", "missing (a note resource needs a body)") }
-        if releaseAt != nil || afterSlide != nil {
-            return ["id": .string(id), "title": .string(title), "kind": .string(kind), "gated": true]
-        }
-        return JSONValue.compact([
+        let visible = JSONValue.compact([
             "id": .string(id), "title": .string(title), "kind": .string(kind), "gated": false,
             "url": url.map(JSONValue.string), "body": body.map(JSONValue.string),
         ])
+        guard releaseAt != nil || afterSlide != nil else { return (visible, nil) }
+        let gated = GatedResources.Resource(id: id, releaseAfterSlide: afterSlide, releaseAt: releaseAt, entry: visible)
+        return (["id": .string(id), "title": .string(title), "kind": .string(kind), "gated": true], (gated, entry.path))
     }
 
     private static func question(_ entry: JSONReader) throws -> JSONValue {

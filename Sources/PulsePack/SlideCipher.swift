@@ -1,31 +1,46 @@
 import Foundation
+import PulseCore
 import PulseCrypto
 
-/// Per-slide AES-256-GCM keys, derived so that an unchanged slide keeps its blob across rebuilds.
+/// Per-slide AES-256-GCM keys, bound to the package and the session, derived so that an unchanged slide
+/// of a session keeps its blob across rebuilds (docs/crypto.md):
 ///
-///     h          = SHA-256(plaintext)
-///     key‖nonce  = HKDF-SHA256(ikm: package secret, salt: "pulse-pack/v1/slide", info: h, 44 bytes)
-///     blob       = AES-256-GCM(key, nonce, plaintext) ‖ tag       name = SHA-256(blob)
+///     info       = lp(packageId) ‖ lp(sessionId) ‖ SHA-256(plaintext)      lp(x) = 4-byte big-endian length ‖ x
+///     key‖nonce  = HKDF-SHA256(ikm: package secret, salt: "pulse-pack/v2/slide", info, 44 bytes)
+///     blob       = AES-256-GCM(key, nonce, plaintext, aad: none) ‖ tag       name = SHA-256(blob)
 ///
-/// A (key, nonce) pair is a function of the plaintext's hash, so it only ever encrypts that one
-/// plaintext: two different slides would need a SHA-256 collision to share a pair. Re-encrypting the
-/// same slide repeats the same ciphertext (deterministic encryption), which reveals only that two
-/// blobs are equal, something content addressing shows anyway. docs/crypto.md has the full argument.
+/// A (key, nonce) pair is a function of (package, session, plaintext hash), so it only ever encrypts that
+/// one plaintext, and the same slide in another session or another package gets another key and another
+/// blob: releasing a key in one session opens nothing in another. There is no AAD; were one added, the
+/// same fields must go into `info` as well.
 public struct SlideCipher: Sendable {
     public static let secretByteCount = 32
-    static let salt = Array("pulse-pack/v1/slide".utf8)
+    static let salt = Array("pulse-pack/v2/slide".utf8)
 
-    private let secret: [UInt8]
+    private let secret: SecretBytes
+    /// `lp(packageId) ‖ lp(sessionId)`: the fixed start of every `info` of this session.
+    private let context: [UInt8]
 
-    public init(secret: [UInt8]) {
+    /// - Parameters:
+    ///   - packageId: the package's id, 32 hex digits (its 16 raw bytes are bound).
+    ///   - sessionId: the session's id (its UTF-8 bytes are bound).
+    public init(secret: SecretBytes, packageId: String, sessionId: String) {
         precondition(secret.count == Self.secretByteCount, "the package secret is 32 bytes")
+        guard let id = PackageId.bytes(packageId) else { preconditionFailure("a package id is 32 lowercase hex digits") }
         self.secret = secret
+        context = Self.lengthPrefixed(id) + Self.lengthPrefixed(Array(sessionId.utf8))
     }
 
-    /// The key and nonce for a slide whose plaintext hashes to `plaintextHash`.
-    public func keyAndNonce(plaintextHash: [UInt8]) throws -> (key: [UInt8], nonce: [UInt8]) {
-        let material = try HKDF.sha256(inputKeyMaterial: secret, salt: Self.salt, info: plaintextHash, count: 44)
-        return (Array(material[0..<32]), Array(material[32..<44]))
+    /// `lp(x)`: the length as 4 bytes, big-endian, then the bytes.
+    static func lengthPrefixed(_ bytes: [UInt8]) -> [UInt8] {
+        let length = UInt32(bytes.count)
+        return [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: length >> $0) } + bytes
+    }
+
+    /// The key and nonce for a slide of this session whose plaintext hashes to `plaintextHash`.
+    public func keyAndNonce(plaintextHash: [UInt8]) throws -> (key: SecretBytes, nonce: SecretBytes) {
+        let material = try HKDF.sha256(secret: secret, salt: Self.salt, info: context + plaintextHash, count: 44)
+        return (material.subrange(0..<32), material.subrange(32..<44))
     }
 
     /// Encrypts one slide.
@@ -40,6 +55,6 @@ public struct SlideCipher: Sendable {
 public struct SealedSlide: Sendable {
     public let ciphertext: [UInt8]
     public let assetHash: String
-    public let key: [UInt8]
-    public let nonce: [UInt8]
+    public let key: SecretBytes
+    public let nonce: SecretBytes
 }

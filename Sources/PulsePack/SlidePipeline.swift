@@ -1,5 +1,6 @@
 import Foundation
 import PulseCore
+import PulseCrypto
 import PulseStore
 
 /// What became of one slide.
@@ -7,8 +8,9 @@ struct SlideOutcome: Sendable {
     let n: Int
     let assetHash: String
     let bytes: Int
-    let key: [UInt8]
-    let nonce: [UInt8]
+    /// Kept until the key table is written, wiped when released.
+    let key: SecretBytes
+    let nonce: SecretBytes
     /// The blob was written by this build (false: an identical blob was already stored).
     let isNew: Bool
 }

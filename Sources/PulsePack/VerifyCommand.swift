@@ -5,13 +5,18 @@ import PulseCore
 
 /// `pulse-pack verify`.
 enum VerifyCommand {
-    static func command(terminal: Terminal) -> Command {
+    static func command(terminal: Terminal, environment: [String: String]) -> Command {
         Command(
             name: "verify",
-            abstract: "Check a package: re-hash every blob, check every manifest reference, decrypt every slide.",
-            discussion: "Reports every problem found, not only the first, and exits 1 if there is any.",
+            abstract: "Check a package: re-hash every blob, check every blob list and manifest, decrypt every slide.",
+            discussion: """
+                Checks both parts: public/ (every blob, every blob list against its name and its manifest, nothing \
+                device-scoped there) and server/ (every manifest, gated resources, key tables: every slide is \
+                decrypted), and that the package secret is not in the folder. Reports every problem found, not \
+                only the first, and exits 1 if there is any.
+                """,
             options: [
-                .value("keys", "<file-or-dir>", help: "Key table(s) to decrypt slides with (default: <package>/keys)."),
+                .value("keys", "<file-or-dir>", help: "Key table(s) to decrypt slides with (default: <package>/server/keys)."),
                 .value("identity", "<file>", short: "i", help: "age identity file to open sealed key tables with.", repeating: true),
                 .flag("json", help: "Print a machine-readable report on stdout."),
             ],
@@ -22,7 +27,7 @@ enum VerifyCommand {
                 }
                 let report = Verifier(
                     package: fileURL(try arguments.required("package")), keys: arguments.value("keys").map(fileURL),
-                    identities: identities
+                    identities: identities, environment: environment
                 ).run()
                 if arguments.flag("json") {
                     let json: JSONValue = [

@@ -1,15 +1,23 @@
 import Foundation
 import PulseCore
 
-/// A package folder as `pulse-pack build` writes it (docs/package-format.md):
+/// A package folder as `pulse-pack build` writes it (`pulse-package/2`, docs/package-format.md), laid out
+/// by audience:
 ///
-///     index.json                         the commit point: current manifest of everything (PackageIndex)
-///     assets/<sha256>                    content-addressed blobs (0444): slide ciphertext, public images
-///     sessions/<id>/<packageVersion>.json   session manifests, one file per version ever published
-///     series/<id>/<packageVersion>.json     series manifests
-///     appconfig/<org>/<packageVersion>.json white-label app configs
-///     keys/<sessionId>/<deckVersion>.json   key tables (0600, folder 0700): never published
-///     secret                             the package secret (0600), unless kept outside the package
+///     public/                                 → a CDN, S3 or pulse-origin (`PublicFolder`)
+///       index.json                            the public commit point (`PublicIndex`)
+///       assets/<sha256>                       blobs (0444): slide ciphertext, public images
+///       appconfig/<org>/<packageVersion>.json app configs (public by contract)
+///       refs/<sha256>.json                    per-version blob lists (`BlobList`)
+///     server/                                 → the sync server only (0700)
+///       index.json                            the build's commit point (`PackageIndex`)
+///       sessions/<id>/<packageVersion>.json   session manifests
+///       series/<id>/<packageVersion>.json     series manifests
+///       gated/<sessionId>/<sha256>.json       gated resources with content and release rule (0600)
+///       keys/<sessionId>/<deckVersion>.json   key tables (0600 in 0700 folders), or .json.age
+///     .lock                                   the build lock
+///
+/// The package secret is in neither part (by default under the user's config folder, see PackageSecret).
 public struct PulsePackage: Sendable {
     public let root: URL
 
@@ -17,20 +25,32 @@ public struct PulsePackage: Sendable {
         self.root = root
     }
 
-    public var indexURL: URL { root.appendingPathComponent("index.json") }
-    public var secretURL: URL { root.appendingPathComponent("secret") }
+    public typealias Kind = DocumentKind
+
+    public var publicRoot: URL { root.appendingPathComponent("public") }
+    public var serverRoot: URL { root.appendingPathComponent("server") }
+    /// The public part, as push and pulse-origin read it.
+    public var publicPart: PublicFolder { PublicFolder(root: publicRoot) }
+
+    /// `server/index.json`: the commit point of a build.
+    public var indexURL: URL { serverRoot.appendingPathComponent("index.json") }
+    public var publicIndexURL: URL { publicPart.indexURL }
     public var lockURL: URL { root.appendingPathComponent(".lock") }
-    public var assets: BlobStore { BlobStore(folder: root.appendingPathComponent("assets")) }
-    public var keysFolder: URL { root.appendingPathComponent("keys") }
+    public var assets: BlobStore { publicPart.assets }
+    public var keysFolder: URL { serverRoot.appendingPathComponent("keys") }
+    public var gatedFolder: URL { serverRoot.appendingPathComponent("gated") }
+    public var refsFolder: URL { publicPart.refsFolder }
 
-    /// The kinds of published manifest, each in its own folder.
-    public enum Kind: String, CaseIterable, Sendable {
-        case sessions, series, appconfig
+    /// `pulse-package/1` (one folder: index.json, assets/, sessions/, series/, appconfig/, keys/, secret).
+    public var legacyIndexURL: URL { root.appendingPathComponent("index.json") }
+    public var legacySecretURL: URL { root.appendingPathComponent("secret") }
+
+    /// Where a kind's manifests live: sessions and series in `server/`, app configs in `public/`.
+    public func kindFolder(_ kind: Kind) -> URL {
+        (kind.isPublic ? publicRoot : serverRoot).appendingPathComponent(kind.rawValue)
     }
 
-    public func manifestFolder(_ kind: Kind, id: String) -> URL {
-        root.appendingPathComponent(kind.rawValue).appendingPathComponent(id)
-    }
+    public func manifestFolder(_ kind: Kind, id: String) -> URL { kindFolder(kind).appendingPathComponent(id) }
 
     public func manifestURL(_ kind: Kind, id: String, packageVersion: String) -> URL {
         manifestFolder(kind, id: id).appendingPathComponent("\(packageVersion).json")
@@ -40,6 +60,103 @@ public struct PulsePackage: Sendable {
         keysFolder.appendingPathComponent(sessionId).appendingPathComponent("\(deckVersion).json")
     }
 
+    public func gatedURL(sessionId: String, name: String) -> URL {
+        gatedFolder.appendingPathComponent(sessionId).appendingPathComponent("\(name).json")
+    }
+
+    public func refsURL(_ name: String) -> URL { publicPart.refsURL(name) }
+
+    // MARK: - What the folder is
+
+    /// What a folder holds, judged by its entries.
+    public enum Layout: Equatable, Sendable {
+        /// No such folder.
+        case missing
+        /// A folder with nothing of a package in it (at most a lock file and abandoned temp files).
+        case empty
+        /// `pulse-package/2`: public/ and server/ (perhaps before its first commit).
+        case current
+        /// `pulse-package/1`, or one whose migration was interrupted.
+        case legacy
+        /// Something else: the entry that shows it.
+        case foreign(String)
+    }
+
+    /// (`secret` is not one of them, but a package with a stray secret at its top is still a package:
+    /// verify reports it and build warns, rather than calling the folder foreign.)
+    static let currentEntries: Set<String> = ["public", "server", ".lock", ".migration", "secret"]
+    static let legacyEntries: Set<String> = ["index.json", "assets", "sessions", "series", "appconfig", "keys", "secret", ".lock", ".migration"]
+
+    public func layout() throws -> Layout {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isFolder) else { return .missing }
+        guard isFolder.boolValue else { return .foreign(root.lastPathComponent) }
+        let entries: [String]
+        do { entries = try FileManager.default.contentsOfDirectory(atPath: root.path) } catch {
+            throw StoreError(path: root.path, "cannot list the folder (\(AtomicFile.reason(error)))")
+        }
+        let names = Set(entries.filter { !$0.hasPrefix(".tmp-") })
+        if FileManager.default.fileExists(atPath: legacyIndexURL.path) && !FileManager.default.fileExists(atPath: indexURL.path) {
+            if let stranger = names.subtracting(Self.legacyEntries.union(Self.currentEntries)).sorted().first { return .foreign(stranger) }
+            return .legacy
+        }
+        if let stranger = names.subtracting(Self.currentEntries.union(["index.json"])).sorted().first {
+            return .foreign(stranger)
+        }
+        if names.contains("public") || names.contains("server") { return .current }
+        return names.subtracting([".lock"]).isEmpty ? .empty : .foreign(names.sorted()[0])
+    }
+
+    /// The one-line reason a command that does not migrate refuses a `pulse-package/1` folder.
+    public var legacyMessage: String {
+        "is a pulse-package/1 package (manifests and the secret next to the blobs): "
+            + "run pulse-pack build <input> --out \(root.path) once to move it to the pulse-package/2 layout"
+    }
+
+    // MARK: - Indexes
+
+    /// True if the build has committed at least once (`server/index.json` exists).
+    public var exists: Bool { FileManager.default.fileExists(atPath: indexURL.path) }
+
+    /// Reads `server/index.json`; nil if there is none yet.
+    public func readIndexIfPresent() throws -> PackageIndex? {
+        guard exists else { return nil }
+        return try readIndex()
+    }
+
+    /// Reads `server/index.json`.
+    /// - Throws: `StoreError` if it is missing, unreadable or not a `pulse-package/2` index.
+    public func readIndex() throws -> PackageIndex {
+        let data: Data
+        do { data = try Data(contentsOf: indexURL) } catch {
+            if !exists, FileManager.default.fileExists(atPath: legacyIndexURL.path) { throw StoreError(path: root.path, legacyMessage) }
+            throw StoreError(path: indexURL.path, "cannot read: \(AtomicFile.reason(error))")
+        }
+        let format = (try? JSONValue.parse(data))?["format"]?.stringValue
+        guard format == PackageIndex.currentFormat else {
+            throw StoreError(path: indexURL.path, format.map { "package format \"\($0)\" is not \(PackageIndex.currentFormat)" }
+                ?? "not a pulse package index")
+        }
+        guard let index = try? JSONDecoder().decode(PackageIndex.self, from: data), PackageId.isValid(index.packageId) else {
+            throw StoreError(path: indexURL.path, "not a readable \(PackageIndex.currentFormat) index")
+        }
+        return index
+    }
+
+    /// Writes both commit points: `public/index.json` (the projection) first, then `server/index.json`,
+    /// each replaced atomically. A public index ahead of the server index names only files that exist.
+    public func writeIndexes(_ index: PackageIndex) throws {
+        try publicPart.writeIndex(index.publicIndex)
+        try writeServerIndex(index)
+    }
+
+    /// Replaces `server/index.json` atomically.
+    public func writeServerIndex(_ index: PackageIndex) throws {
+        try AtomicFile.write(index.fileBytes, to: indexURL, mode: 0o644)
+    }
+
+    // MARK: - Manifests
+
     /// A manifest file on disk: `<kind>/<id>/<packageVersion>.json`.
     public struct ManifestFile: Sendable {
         public var kind: Kind
@@ -47,7 +164,7 @@ public struct PulsePackage: Sendable {
         /// The packageVersion its name claims.
         public var packageVersion: String
         public var url: URL
-        /// The path relative to the package root.
+        /// The path relative to its part (`server/` or `public/`).
         public var path: String { "\(kind.rawValue)/\(id)/\(packageVersion).json" }
     }
 
@@ -56,7 +173,7 @@ public struct PulsePackage: Sendable {
         let manager = FileManager.default
         var found: [ManifestFile] = []
         for kind in Kind.allCases {
-            let kindFolder = root.appendingPathComponent(kind.rawValue)
+            let kindFolder = kindFolder(kind)
             for id in ((try? manager.contentsOfDirectory(atPath: kindFolder.path)) ?? []).sorted() where !id.hasPrefix(".") {
                 let folder = kindFolder.appendingPathComponent(id)
                 for file in ((try? manager.contentsOfDirectory(atPath: folder.path)) ?? []).sorted()
@@ -84,30 +201,6 @@ public struct PulsePackage: Sendable {
         }
     }
 
-    /// True if `root` holds a package (has an index.json of our format).
-    public var exists: Bool { FileManager.default.fileExists(atPath: indexURL.path) }
-
-    /// Reads index.json. A folder without one is an empty package.
-    public func readIndex() throws -> PackageIndex {
-        guard exists else { return PackageIndex() }
-        let data: Data
-        do { data = try Data(contentsOf: indexURL) } catch {
-            throw StoreError(path: indexURL.path, "cannot read: \(AtomicFile.reason(error))")
-        }
-        guard let index = try? JSONDecoder().decode(PackageIndex.self, from: data) else {
-            throw StoreError(path: indexURL.path, "not a pulse package index")
-        }
-        guard index.format == PackageIndex.currentFormat else {
-            throw StoreError(path: indexURL.path, "package format \"\(index.format)\" is not \(PackageIndex.currentFormat)")
-        }
-        return index
-    }
-
-    /// Replaces index.json atomically: the last step of a build.
-    public func writeIndex(_ index: PackageIndex) throws {
-        try AtomicFile.write(Self.encoder.encode(index) + [0x0a], to: indexURL, mode: 0o644)
-    }
-
     /// Reads a published manifest.
     public func readManifest(_ kind: Kind, id: String, packageVersion: String) throws -> JSONValue {
         let url = manifestURL(kind, id: id, packageVersion: packageVersion)
@@ -122,14 +215,45 @@ public struct PulsePackage: Sendable {
     /// - Returns: true if the file was created.
     @discardableResult
     public func writeManifest(_ kind: Kind, id: String, manifest: JSONValue, packageVersion: String) throws -> Bool {
-        let folder = manifestFolder(kind, id: id)
-        try AtomicFile.makeFolder(folder)
-        let url = manifestURL(kind, id: id, packageVersion: packageVersion)
-        let bytes = manifest.prettyBytes
+        try makePartFolders(for: kind.isPublic ? publicRoot : serverRoot)
+        try AtomicFile.makeFolder(kindFolder(kind), mode: kind.isPublic ? 0o755 : 0o700)
+        return try Self.writeOnce(manifest.prettyBytes, to: manifestURL(kind, id: id, packageVersion: packageVersion), mode: 0o644)
+    }
+
+    /// Writes a blob list as `public/refs/<name>.json`; true if the file was created.
+    @discardableResult
+    public func writeBlobList(_ list: BlobList) throws -> Bool {
+        try makePartFolders(for: publicRoot)
+        return try Self.writeOnce(list.fileBytes, to: refsURL(list.name), mode: 0o644)
+    }
+
+    /// Writes a session's gated resources as `server/gated/<sessionId>/<name>.json` (0600); true if created.
+    @discardableResult
+    public func writeGated(_ gated: GatedResources) throws -> Bool {
+        try makePartFolders(for: serverRoot)
+        try AtomicFile.makeFolder(gatedFolder, mode: 0o700)
+        return try Self.writeOnce(gated.fileBytes, to: gatedURL(sessionId: gated.sessionId, name: gated.name), mode: 0o600)
+    }
+
+    /// Creates `public/` (0755) or `server/` (0700) if missing.
+    public func makePartFolders(for part: URL) throws {
+        try AtomicFile.makeFolder(root)
+        try AtomicFile.makeFolder(part, mode: part == serverRoot ? 0o700 : 0o755)
+    }
+
+    /// Writes `bytes` at `url` (creating its folder like its parent) unless an identical file is there.
+    static func writeOnce(_ bytes: [UInt8], to url: URL, mode: mode_t) throws -> Bool {
+        let folder = url.deletingLastPathComponent()
+        var parentMode: mode_t = 0o755
+        var info = stat()
+        if stat(folder.deletingLastPathComponent().path, &info) == 0 { parentMode = info.st_mode & 0o777 }
+        try AtomicFile.makeFolder(folder, mode: parentMode)
         if let existing = try? Data(contentsOf: url), existing.elementsEqual(bytes) { return false }
-        try AtomicFile.write(bytes, to: url, mode: 0o644)
+        try AtomicFile.write(bytes, to: url, mode: mode)
         return true
     }
+
+    // MARK: - Key tables
 
     /// Reads a key table.
     public func readKeyTable(at url: URL) throws -> KeyTable {
@@ -145,17 +269,29 @@ public struct PulsePackage: Sendable {
         try writeKeyFile(table.fileBytes, to: keyTableURL(sessionId: table.sessionId, deckVersion: table.deckVersion))
     }
 
-    /// Writes a file of key material at `url` in `keys/<sessionId>/` (a key table, sealed or not),
+    /// Writes a file of key material at `url` in `server/keys/<sessionId>/` (a key table, sealed or not),
     /// atomically, mode 0600, creating the folders 0700.
     public func writeKeyFile(_ bytes: [UInt8], to url: URL) throws {
+        try makePartFolders(for: serverRoot)
         try AtomicFile.makeFolder(keysFolder, mode: 0o700)
         try AtomicFile.makeFolder(url.deletingLastPathComponent(), mode: 0o700)
         try AtomicFile.write(bytes, to: url, mode: 0o600)
     }
 
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        return encoder
-    }()
+    /// Sets `server/`, `server/keys/`, `server/gated/` and every session folder in them to 0700 where they
+    /// are looser (an older pulse-pack, a copy, a umask): key material is never readable by others.
+    public func tightenPrivateFolders() throws {
+        let manager = FileManager.default
+        var folders = [serverRoot, keysFolder, gatedFolder]
+        for parent in [keysFolder, gatedFolder] {
+            folders += ((try? manager.contentsOfDirectory(atPath: parent.path)) ?? []).map { parent.appendingPathComponent($0) }
+        }
+        for folder in folders {
+            var info = stat()
+            guard lstat(folder.path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_mode & 0o077 != 0 else { continue }
+            guard chmod(folder.path, info.st_mode & 0o700) == 0 else {
+                throw StoreError.system(folder.path, "cannot make the folder private (chmod 700)", errno: errno)
+            }
+        }
+    }
 }

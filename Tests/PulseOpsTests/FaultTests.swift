@@ -104,7 +104,7 @@ import Testing
             try AtomicFile.write(data, to: url, mode: mode)
         }
         #expect {
-            try Pusher(package: package.package, target: target, jobs: 1).run()
+            try Pusher(package: package.root, target: target, jobs: 1).run()
         } throws: { error in
             let error = OpsError.from(error)
             return error.exitCode == 1 && error.description.contains("No space left on device") && error.description.contains(folder.path)
@@ -119,10 +119,10 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder); try? FileManager.default.removeItem(at: target) }
         let result = runCLI(PushCommand.make, [folder.path, "--to", target.path])
         #expect(result.code == 65)
-        #expect(result.err == "pulse-pack: error: \(folder.path): not a pulse package (no index.json)\n")
+        #expect(result.err == "pulse-pack: error: \(folder.path): not a pulse package (no public/index.json)\n")
     }
 
-    @Test func aMissingBlobAndAnEditedManifestAreBadInput() throws {
+    @Test func aMissingBlobAnEditedBlobListAndAnEditedAppConfigAreBadInput() throws {
         let package = try publishedPackage()
         let target = TestPackage.temporaryFolder("pulse-target")
         defer { package.cleanUp(); try? FileManager.default.removeItem(at: target) }
@@ -130,15 +130,27 @@ import Testing
         try FileManager.default.removeItem(at: blob)
         let missing = runCLI(PushCommand.make, [package.root.path, "--to", target.path])
         #expect(missing.code == 65)
-        #expect(missing.err == "pulse-pack: error: \(blob.path): missing blob (a manifest names it)\n")
+        #expect(missing.err == "pulse-pack: error: \(blob.path): missing blob (a blob list names it)\n")
 
+        func edit(_ url: URL) throws {
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: url.path)
+            try Data(String(decoding: try Data(contentsOf: url), as: UTF8.self).replacingOccurrences(of: "acme", with: "acne").utf8).write(to: url)
+        }
         try package.publish(slides: Self.slides)
-        let version = try package.package.readIndex().series["devconf"]!.packageVersion
-        let manifest = package.package.manifestURL(.series, id: "devconf", packageVersion: version)
-        try Data(String(decoding: try Data(contentsOf: manifest), as: UTF8.self).replacingOccurrences(of: "devconf", with: "devcon").utf8).write(to: manifest)
-        let edited = runCLI(PushCommand.make, [package.root.path, "--to", target.path])
-        #expect(edited.code == 65)
-        #expect(edited.err.contains(manifest.path) && edited.err.contains("packageVersion"), "\(edited.err)")
+        let config = package.package.manifestURL(.appconfig, id: "acme", packageVersion: try package.package.readIndex().appconfig["acme"]!.packageVersion)
+        let original = try Data(contentsOf: config)
+        try edit(config)
+        let editedConfig = runCLI(PushCommand.make, [package.root.path, "--to", target.path])
+        #expect(editedConfig.code == 65)
+        #expect(editedConfig.err.contains(config.path) && editedConfig.err.contains("packageVersion"), "\(editedConfig.err)")
+
+        try original.write(to: config)
+        let list = package.root.appendingPathComponent("public/" + TestPackage.refs(Self.slides))
+        try Data(String(decoding: try Data(contentsOf: list), as: UTF8.self).replacingOccurrences(of: "\"bytes\": 13", with: "\"bytes\": 14").utf8)
+            .write(to: list)
+        let editedList = runCLI(PushCommand.make, [package.root.path, "--to", target.path])
+        #expect(editedList.code == 65)
+        #expect(editedList.err.contains(list.path) && editedList.err.contains("do not hash to its name"), "\(editedList.err)")
         #expect(try FolderTarget(root: target).list(under: "").filter { !$0.path.hasPrefix("assets/") }.isEmpty)
     }
 

@@ -31,8 +31,8 @@ import Testing
         defer { package.cleanUp(); try? FileManager.default.removeItem(at: folder) }
         try package.publish(slides: (1...12).map { "parallel slide \($0)" })
         let probe = ProbeTarget(FolderTarget(root: folder))
-        let report = try Pusher(package: package.package, target: probe, jobs: 3).run()
-        #expect(report.uploaded == 17)
+        let report = try Pusher(package: package.root, target: probe, jobs: 3).run()
+        #expect(report.uploaded == 18)
         let peak = probe.inFlight.withLock { $0.max }
         #expect(peak >= 2 && peak <= 3, "peak uploads in flight: \(peak)")
     }
@@ -42,7 +42,7 @@ import Testing
         let package = TestPackage()
         defer { package.cleanUp() }
         try package.publish(slides: ["cache slide"])
-        _ = try Pusher(package: package.package, target: harness.target).run()
+        _ = try Pusher(package: package.root, target: harness.target).run()
         let client = (harness.target as! S3Target).client
         func head(_ path: String) throws -> [String: String] {
             var request = try client.request("HEAD", key: "live/pulse/\(path)", query: [], body: Data(), headers: [("x-amz-checksum-mode", "ENABLED")], payloadHash: nil)
@@ -77,7 +77,7 @@ import Testing
             #expect(code == 0)
             let text = err.withLock { $0 }
             if terminal {
-                #expect(text.hasPrefix("\r[") && text.contains("6/6 files") && text.hasSuffix("\n"), "\(text)")
+                #expect(text.hasPrefix("\r[") && text.contains("7/7 files") && text.hasSuffix("\n"), "\(text)")
             } else {
                 #expect(text.isEmpty)
             }

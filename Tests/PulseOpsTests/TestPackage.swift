@@ -4,9 +4,11 @@ import PulseCrypto
 import PulseStore
 
 /// A small package folder written by hand in a temp dir, as docs/package-format.md describes it:
-/// blobs named by SHA-256, manifest files named by packageVersion, key tables, a secret, index.json last.
+/// public/ (blobs named by SHA-256, blob lists, the app config, the public index) and server/ (manifests
+/// named by packageVersion, a key table, the server index), indexes last.
 struct TestPackage {
     let root: URL
+    let packageId: String
     var package: PulsePackage { PulsePackage(root: root) }
 
     /// A fresh temp folder (removed by the caller with `cleanUp()`).
@@ -16,16 +18,19 @@ struct TestPackage {
         return url
     }
 
-    init(root: URL = TestPackage.temporaryFolder()) {
+    init(root: URL = TestPackage.temporaryFolder(), packageId: String = try! PackageId.random()) {
         self.root = root
+        self.packageId = packageId
     }
 
     /// Writes blobs for `slides` (each string is one blob's content), a session manifest naming them,
-    /// a series and an appconfig manifest, a key table, the secret, then index.json.
+    /// a series and an appconfig manifest, their blob lists, a key table, then both indexes, with
+    /// `publishedAt` as the publish time of the versions it makes current.
     /// - Returns: the session manifest's packageVersion.
     @discardableResult
-    func publish(session: String = "keynote", slides: [String], logo: String = "logo-v1", mtime: Date? = nil) throws -> String {
+    func publish(session: String = "keynote", slides: [String], logo: String = "logo-v1", publishedAt: Date = Date()) throws -> String {
         let store = package.assets
+        try package.makePartFolders(for: package.publicRoot)
         try AtomicFile.makeFolder(store.folder)
         var references: [JSONValue] = []
         for (n, text) in slides.enumerated() {
@@ -38,28 +43,29 @@ struct TestPackage {
         try store.put(logoBytes, hash: SHA256.hex(logoBytes))
         let logoReference: JSONValue = ["assetHash": .string(SHA256.hex(logoBytes)), "bytes": .int(logoBytes.count), "contentType": "image/png"]
 
-        let manifest = PackageVersion.stamped(["sessionId": .string(session), "slides": .array(references)]).manifest
-        let sessionVersion = PackageVersion.of(manifest)
-        try package.writeManifest(.sessions, id: session, manifest: manifest, packageVersion: sessionVersion)
-        let series = PackageVersion.stamped(["seriesId": "devconf", "sessions": [.string(session)]]).manifest
-        try package.writeManifest(.series, id: "devconf", manifest: series, packageVersion: PackageVersion.of(series))
-        let config = PackageVersion.stamped(["org": "acme", "logo": logoReference]).manifest
-        try package.writeManifest(.appconfig, id: "acme", manifest: config, packageVersion: PackageVersion.of(config))
-        if let mtime {
-            for (kind, id, version) in [(PulsePackage.Kind.sessions, session, sessionVersion),
-                                        (.series, "devconf", PackageVersion.of(series)), (.appconfig, "acme", PackageVersion.of(config))] {
-                try setModified(package.manifestURL(kind, id: id, packageVersion: version), mtime)
-            }
+        var index = try package.readIndexIfPresent() ?? PackageIndex(packageId: packageId)
+        let time = Timestamp.string(publishedAt)
+        func write(_ kind: DocumentKind, _ id: String, _ content: JSONValue) throws -> String {
+            let (manifest, version) = PackageVersion.stamped(content)
+            try package.writeManifest(kind, id: id, manifest: manifest, packageVersion: version)
+            let list = BlobList(manifest: manifest)
+            try package.writeBlobList(list)
+            index.publish(kind, id, .init(packageVersion: version, refs: list.name, publishedAt: time))
+            return version
         }
+        let sessionVersion = try write(.sessions, session, ["sessionId": .string(session), "slides": .array(references)])
+        let seriesVersion = try write(.series, "devconf", ["seriesId": "devconf", "sessions": [.string(session)]])
+        let configVersion = try write(.appconfig, "acme", ["org": "acme", "logo": logoReference])
 
         let key = KeyTable.Slide(n: 1, assetHash: references.first?["assetHash"]?.stringValue ?? "", keyB64: "U0VDUkVULUtFWS1NQVRFUklBTA==", nonceB64: "AAAAAAAAAAAAAAAA")
-        try package.writeKeyTable(KeyTable(sessionId: session, deckVersion: 1, packageVersion: sessionVersion, slides: [key]))
-        try AtomicFile.write(Array("top secret package key".utf8), to: package.secretURL, mode: 0o600)
-        var index = (try? package.readIndex()) ?? PackageIndex()
-        index.sessions[session] = .init(packageVersion: sessionVersion, deckVersion: 1, deckDigest: String(repeating: "0", count: 64), highestDeckVersion: 1)
-        index.series["devconf"] = .init(packageVersion: PackageVersion.of(series))
-        index.appconfig["acme"] = .init(packageVersion: PackageVersion.of(config))
-        try package.writeIndex(index)
+        let previous = index.sessions[session]
+        let deckVersion = previous?.packageVersion == sessionVersion ? previous!.deckVersion : (previous?.highestDeckVersion ?? 0) + 1
+        try package.writeKeyTable(KeyTable(packageId: packageId, sessionId: session, deckVersion: deckVersion, packageVersion: sessionVersion, slides: [key]))
+        index.sessions[session] = .init(packageVersion: sessionVersion, deckVersion: deckVersion, deckDigest: String(repeating: "0", count: 64),
+                                        highestDeckVersion: deckVersion)
+        index.series["devconf"] = .init(packageVersion: seriesVersion)
+        index.appconfig["acme"] = .init(packageVersion: configVersion)
+        try package.writeIndexes(index)
         return sessionVersion
     }
 
@@ -69,6 +75,12 @@ struct TestPackage {
 
     /// Hash of a slide text, the blob's name.
     static func hash(_ text: String) -> String { SHA256.hex(Array(text.utf8)) }
+
+    /// The blob list of `slides` as a session manifest names them: its file in the public part.
+    static func refs(_ slides: [String]) -> String {
+        let entries = slides.map { BlobList.Entry(assetHash: hash($0), bytes: $0.utf8.count) }
+        return "refs/\(BlobList(entries).name).json"
+    }
 
     /// Flips one byte of a stored blob in place (the file is 0444; root or not, chmod first).
     func corrupt(_ hash: String) throws {

@@ -2,7 +2,8 @@ import Foundation
 import PulseCrypto
 @testable import PulseOrigin
 
-/// A package folder in a temp dir, written by hand: blobs in assets/, index.json, appconfig files.
+/// A pushed folder (the public part of a package) in a temp dir, written by hand: blobs in assets/,
+/// index.json (`pulse-public/1`), appconfig files.
 final class TestPackage {
     let root: URL
     var appconfig: [String: String] = [:]
@@ -55,7 +56,8 @@ final class TestPackage {
     /// index.json, replaced atomically (temp file + rename) as pulse-pack build does.
     func writeIndex() throws {
         let entries = appconfig.keys.sorted().map { "\"\($0)\": { \"packageVersion\": \"\(appconfig[$0]!)\" }" }
-        let text = "{ \"format\": \"pulse-package/1\", \"sessions\": {}, \"series\": {}, \"appconfig\": { \(entries.joined(separator: ", ")) } }\n"
+        let text = "{ \"format\": \"pulse-public/1\", \"packageId\": \"0123456789abcdef0123456789abcdef\", "
+            + "\"appconfig\": { \(entries.joined(separator: ", ")) }, \"history\": {} }\n"
         let temp = root.appendingPathComponent(".tmp-index-\(UUID().uuidString)")
         try Data(text.utf8).write(to: temp)
         guard rename(temp.path, root.appendingPathComponent("index.json").path) == 0 else { throw CocoaError(.fileWriteUnknown) }

@@ -135,6 +135,21 @@ struct BadInputTests {
             naming: "agenda[0].speakers: names \"ghost\"")
     }
 
+    /// `releaseAfterSlide` counts slides from 0: on a three-slide deck, 2 is the last and 3 is bad input.
+    @Test func releaseAfterSlidePastTheDeck() throws {
+        let scene = try Scene()
+        let deck = Support.fixtures.appendingPathComponent("pdf/three-pages.pdf")
+        let gated = { (slide: Int) in
+            #", "resources": [{ "id": "a", "title": "A", "kind": "note", "body": "x" }, "#
+                + #"{ "id": "late", "title": "Late", "kind": "link", "url": "https://example.com", "releaseAfterSlide": \#(slide) }]"#
+        }
+        try scene.expectRejected(
+            session: Support.sessionFile(in: scene.folder, deck: deck, extra: gated(3)),
+            naming: "resources[1].releaseAfterSlide: slide 3 is not in the deck: it has 3 slides, numbered 0 to 2")
+        let last = Support.cli(["build", try Support.sessionFile(in: scene.folder, deck: deck, extra: gated(2)).path, "--out", scene.out.path, "--quiet"])
+        #expect(last.code == 0, "\(last.err)")
+    }
+
     @Test func notJSON() throws {
         let scene = try Scene()
         let session = try write(Array("{ \"id\": ".utf8), "broken.json", in: scene.folder)

@@ -34,17 +34,21 @@ struct BuildTests {
         #expect(!blob.starts(with: Array("%PDF".utf8)))
     }
 
+    /// Same input, same package id and secret, and the clock pinned by SOURCE_DATE_EPOCH: two folders are
+    /// byte-identical, and a rebuild into the same folder changes nothing.
     @Test func sameInputGivesByteIdenticalPackages() throws {
         let folder = try Support.temporaryFolder()
         let secret = try Support.secretFile(in: folder)
         let series = Support.samples.appendingPathComponent("series.json")
         let first = folder.appendingPathComponent("one"), second = folder.appendingPathComponent("two")
-        try Support.build(series, out: first, secret: secret)
-        try Support.build(series, out: second, secret: secret)
+        let pinned = ["SOURCE_DATE_EPOCH": "1796392800"]
+        try Support.build(series, out: first, secret: secret, packageId: Support.packageId, environment: pinned)
+        try Support.build(series, out: second, secret: secret, packageId: Support.packageId, environment: pinned)
         let a = Support.snapshot(first), b = Support.snapshot(second)
         #expect(a.count > 30)
         #expect(a == b)
-        // A rebuild into the same folder changes nothing either.
+        #expect(String(decoding: try #require(a["server/index.json"]), as: UTF8.self).contains("\"publishedAt\": \"2026-12-04T14:00:00Z\""))
+        // A rebuild into the same folder changes nothing either, whatever the clock says.
         try Support.build(series, out: first, secret: secret)
         #expect(Support.snapshot(first) == a)
     }
@@ -58,8 +62,9 @@ struct BuildTests {
         var snapshots: [[String: Data]] = []
         for workers in [1, 2, 3, 5, 64] {
             let out = folder.appendingPathComponent("jobs-\(workers)")
-            var options = Builder.Options(input: series, output: out, environment: [:])
+            var options = Builder.Options(input: series, output: out, environment: Support.environment.merging(["SOURCE_DATE_EPOCH": "0"]) { $1 })
             options.secretFile = secret
+            options.packageId = Support.packageId
             options.workers = workers
             try Builder(options: options).run()
             snapshots.append(Support.snapshot(out))
@@ -149,10 +154,11 @@ struct SealedBuildTests {
         let folder = try Support.temporaryFolder()
         let out = folder.appendingPathComponent("pkg")
         let identity = try AgeIdentity.generate()
-        var options = Builder.Options(input: Support.samples.appendingPathComponent("series.json"), output: out, environment: [:])
+        var options = Builder.Options(input: Support.samples.appendingPathComponent("series.json"), output: out, environment: Support.environment)
         options.sealTo = [identity.recipient.description]
+        options.environment = Support.environment
         try Builder(options: options).run()
-        let keys = try FileManager.default.subpathsOfDirectory(atPath: out.appendingPathComponent("keys").path).filter { $0.contains(".json") }
+        let keys = try FileManager.default.subpathsOfDirectory(atPath: out.appendingPathComponent("server/keys").path).filter { $0.contains(".json") }
         #expect(keys.sorted() == ["keynote/1.json.age", "workshop/1.json.age"])
         let sealed = Verifier(package: out, keys: nil, identities: [identity]).run()
         #expect(sealed.problems.isEmpty, "\(sealed.problems)")
@@ -174,7 +180,7 @@ struct SealedBuildTests {
         let changed = try Support.sessionFile(
             in: folder, deck: Support.keynotePDF, agenda: #"[{ "start": "09:00", "durationMinutes": 10, "title": "Intro" }]"#)
         func build(_ input: URL) throws {
-            var options = Builder.Options(input: input, output: out, environment: [:])
+            var options = Builder.Options(input: input, output: out, environment: Support.environment)
             options.secretFile = secret
             if sealed { options.sealTo = [identity.recipient.description] }
             try Builder(options: options).run()

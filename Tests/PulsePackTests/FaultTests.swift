@@ -65,7 +65,7 @@ struct FaultTests {
         let out = folder.appendingPathComponent("pkg")
         let small = try Support.sessionFile(in: folder, deck: Support.fixtures.appendingPathComponent("pdf/three-pages.pdf"))
         try Support.build(small, out: out)
-        let previousIndex = try Data(contentsOf: out.appendingPathComponent("index.json"))
+        let previousIndex = try Data(contentsOf: out.appendingPathComponent("server/index.json"))
 
         // A bigger deck so that a build takes a while: the sample images repeated, each made unique.
         let deck = folder.appendingPathComponent("big-deck")
@@ -81,11 +81,12 @@ struct FaultTests {
             let process = Process()
             process.executableURL = binary
             process.arguments = ["build", big.path, "--out", out.path, "--quiet"]
+            process.environment = Support.environment  // the secret's home is the tests' own
             try process.run()
             Thread.sleep(forTimeInterval: delay)
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
-            let index = try Data(contentsOf: out.appendingPathComponent("index.json"))
+            let index = try Data(contentsOf: out.appendingPathComponent("server/index.json"))
             if index == previousIndex { killedBeforeCommit += 1 }
             let report = Verifier(package: out, keys: nil).run()
             #expect(report.problems.isEmpty, "after kill at \(delay) s: \(report.problems)")
@@ -114,20 +115,22 @@ extension FaultTests {
         return out
     }
 
-    /// Every manifest a target's index.json names is there, and every blob those manifests name is there
-    /// with the right bytes: what a phone or CDN may see at any moment.
+    /// Every blob list and file a target's index.json names is there, and every blob those lists name is
+    /// there with the right bytes: what a phone or CDN may see at any moment.
     static func targetIsConsistent(_ target: URL) throws -> [String] {
-        let index = target.appendingPathComponent("index.json")
-        guard FileManager.default.fileExists(atPath: index.path) else { return [] }  // nothing published yet
-        let published = PulsePackage(root: target)
+        let published = PublicFolder(root: target)
+        guard published.exists else { return [] }  // nothing published yet
         var problems: [String] = []
-        for (id, entry) in try published.readIndex().sessions {
-            guard let manifest = try? published.readManifest(.sessions, id: id, packageVersion: entry.packageVersion) else {
-                problems.append("manifest of \(id) missing")
+        for version in try published.readIndex().history.values.joined() {
+            for file in version.files ?? [] where !FileManager.default.fileExists(atPath: target.appendingPathComponent(file).path) {
+                problems.append("\(file) missing")
+            }
+            guard let list = try? published.readBlobList(version.refs) else {
+                problems.append("blob list \(version.refs) missing or damaged")
                 continue
             }
-            for reference in manifest.assetReferences where (try? published.assets.read((reference.assetHash, reference.bytes))) == nil {
-                problems.append("blob \(reference.assetHash) missing or damaged")
+            for entry in list.entries where (try? published.assets.read((entry.assetHash, entry.bytes))) == nil {
+                problems.append("blob \(entry.assetHash) missing or damaged")
             }
         }
         return problems
@@ -146,6 +149,7 @@ extension FaultTests {
             let process = Process()
             process.executableURL = binary
             process.arguments = ["push", package.path, "--to", target.path, "--json"]
+            process.environment = Support.environment
             process.standardOutput = FileHandle.nullDevice
             try process.run()
             Thread.sleep(forTimeInterval: delay)

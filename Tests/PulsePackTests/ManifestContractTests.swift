@@ -77,11 +77,12 @@ struct ManifestContractTests {
         for resource in gated {
             #expect(Set(try #require(resource.objectValue).keys) == ["id", "title", "kind", "gated"])
         }
-        // The sample input has release times; no file of the package may carry them.
+        // The sample input has release times; no file a device can get (manifests, public part) may carry
+        // them: only the sync server's gated resources do.
         let input = try String(contentsOf: Support.samples.appendingPathComponent("sessions/keynote.json"), encoding: .utf8)
         let releaseTimes = input.components(separatedBy: "\"releaseAt\": \"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
         #expect(!releaseTimes.isEmpty)
-        for (path, bytes) in Support.snapshot(out) {
+        for (path, bytes) in Support.snapshot(out) where !path.hasPrefix("server/gated/") {
             let text = String(decoding: bytes, as: UTF8.self)
             #expect(!text.contains("releaseAt") && !text.contains("releaseAfterSlide"), "\(path)")
             for time in releaseTimes { #expect(!text.contains(time), "\(path) holds a release time") }
@@ -115,7 +116,8 @@ struct ManifestContractTests {
     @Test func keyTableIsTheImportFormatAndPrivate() throws {
         let url = package.keyTableURL(sessionId: "keynote", deckVersion: 1)
         let raw = try JSONValue.parse(Data(contentsOf: url))
-        #expect(Set(try #require(raw.objectValue).keys) == ["sessionId", "deckVersion", "packageVersion", "slides"])
+        #expect(Set(try #require(raw.objectValue).keys) == ["packageId", "sessionId", "deckVersion", "packageVersion", "slides"])
+        #expect(raw["packageId"]?.stringValue == index.packageId)
         let slides = try #require(raw["slides"]?.arrayValue)
         #expect(slides.count == 14)
         for slide in slides {
@@ -123,17 +125,22 @@ struct ManifestContractTests {
             #expect(Data(base64Encoded: slide["keyB64"]?.stringValue ?? "")?.count == 32)
             #expect(Data(base64Encoded: slide["nonceB64"]?.stringValue ?? "")?.count == 12)
         }
-        #expect(try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int == 0o600)
-        #expect(try FileManager.default.attributesOfItem(atPath: package.secretURL.path)[.posixPermissions] as? Int == 0o600)
-        #expect(try FileManager.default.attributesOfItem(atPath: package.keysFolder.path)[.posixPermissions] as? Int == 0o700)
+        let mode = { (url: URL) in try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int }
+        #expect(try mode(url) == 0o600)
+        #expect(try mode(try Support.secretURL(out)) == 0o600)
+        #expect(try mode(try Support.secretURL(out).deletingLastPathComponent()) == 0o700)
+        #expect(try mode(package.keysFolder) == 0o700)
+        #expect(try mode(package.serverRoot) == 0o700)
     }
 
     @Test func secretsNeverReachPublishedFiles() throws {
-        let secretText = try String(contentsOf: package.secretURL, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let secretText = try String(contentsOf: try Support.secretURL(out), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         let secret = [UInt8](try #require(Data(base64Encoded: secretText)))
         let table = try package.readKeyTable(at: package.keyTableURL(sessionId: "keynote", deckVersion: 1))
         let keys = table.slides.flatMap { [$0.keyB64, $0.nonceB64] }
-        for (path, bytes) in Support.snapshot(out) where !path.hasPrefix("keys/") && path != "secret" {
+        let files = Support.snapshot(out)
+        #expect(!files.keys.contains { $0 == "secret" || $0.hasSuffix("/secret") }, "the secret is not in the package folder")
+        for (path, bytes) in files where !path.hasPrefix("server/keys/") {
             let text = String(decoding: bytes, as: UTF8.self)
             #expect(!text.contains(secretText), "\(path)")
             #expect(Array(bytes).firstRange(of: secret) == nil, "\(path)")

@@ -21,6 +21,26 @@ enum Support {
         return url
     }
 
+    /// Where the tests' builds keep package secrets by default (never the real user's config folder).
+    static let configHome: URL = {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("pulse-pack-tests-config-\(UUID().uuidString.prefix(8))")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }()
+
+    /// The environment builds and the CLI see: the real one, with the secret home moved to `configHome`
+    /// and no secret from the environment.
+    static var environment: [String: String] {
+        var variables = ProcessInfo.processInfo.environment
+        variables["XDG_CONFIG_HOME"] = configHome.path
+        variables["PULSE_PACKAGE_SECRET"] = nil
+        variables["SOURCE_DATE_EPOCH"] = nil
+        return variables
+    }
+
+    /// A fixed package id, for builds that must compare byte for byte.
+    static let packageId = "0123456789abcdef0123456789abcdef"
+
     /// A secret file (0600) so that builds into different folders are comparable.
     static func secretFile(in folder: URL) throws -> URL {
         let url = folder.appendingPathComponent("package.secret")
@@ -30,12 +50,12 @@ enum Support {
 
     /// A minimal valid session file whose deck is `deck`.
     static func sessionFile(
-        in folder: URL, deck: URL, extra: String = "", agenda: String = "[]", speakers: String = "[]",
+        in folder: URL, deck: URL, id: String = "talk", extra: String = "", agenda: String = "[]", speakers: String = "[]",
         branding: String = ##"{ "primaryColor": "#112233", "accentColor": "#445566", "theme": "dark" }"##
     ) throws -> URL {
         let url = folder.appendingPathComponent("session-\(UUID().uuidString.prefix(6)).json")
         let text = """
-            { "id": "talk", "title": "Test talk", "startsAt": "2026-12-03T09:00:00+01:00",
+            { "id": "\(id)", "title": "Test talk", "startsAt": "2026-12-03T09:00:00+01:00",
               "endsAt": "2026-12-03T10:00:00+01:00", "deck": "\(deck.path)", "agenda": \(agenda), "speakers": \(speakers),
               "branding": \(branding)\(extra) }
             """
@@ -50,11 +70,22 @@ enum Support {
     }
 
     @discardableResult
-    static func build(_ input: URL, out: URL, deck: URL? = nil, secret: URL? = nil) throws -> BuildReport {
-        var options = Builder.Options(input: input, output: out, environment: [:])
+    static func build(
+        _ input: URL, out: URL, deck: URL? = nil, secret: URL? = nil, packageId: String? = nil,
+        environment extra: [String: String] = [:], sealTo: [String] = []
+    ) throws -> BuildReport {
+        var options = Builder.Options(input: input, output: out, environment: environment.merging(extra) { $1 })
         options.deck = deck
         options.secretFile = secret
+        options.packageId = packageId
+        options.sealTo = sealTo
         return try Builder(options: options).run()
+    }
+
+    /// The package's secret file in `configHome`.
+    static func secretURL(_ out: URL) throws -> URL {
+        let id = try PulsePackage(root: out).readIndex().packageId
+        return try #require(PackageSecret.defaultURL(packageId: id, environment: environment))
     }
 
     /// Every file of a folder (relative path → bytes), the lock file aside: to prove a folder unchanged.
@@ -72,7 +103,7 @@ enum Support {
     static func cli(_ arguments: [String]) -> (code: Int32, out: [String], err: [String]) {
         let capture = Capture()
         let terminal = Terminal(out: { capture.add(out: $0) }, err: { capture.add(err: $0) }, showsProgress: false)
-        let code = PulsePackCLI.main(arguments, terminal: terminal)
+        let code = PulsePackCLI.main(arguments, terminal: terminal, environment: environment)
         return (code, capture.out, capture.err)
     }
 
@@ -82,6 +113,7 @@ enum Support {
         let process = Process()
         process.executableURL = program
         process.arguments = arguments
+        process.environment = environment
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -104,6 +136,7 @@ enum Support {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        process.environment = environment
         try process.run()
         process.waitUntilExit()
         return process.terminationStatus

@@ -66,10 +66,28 @@ struct VerifyTests {
         #expect(Verifier.checkPlaintext(Array("hello".utf8)) != nil)
     }
 
+    /// Nothing device-scoped in public/, and no secret in the package folder.
+    @Test func aManifestInPublicAndASecretInTheFolderAreProblems() throws {
+        let (out, package) = try package()
+        let index = try package.readIndex()
+        let manifest = package.manifestURL(.sessions, id: "keynote", packageVersion: index.sessions["keynote"]!.packageVersion)
+        let leaked = package.publicRoot.appendingPathComponent("sessions/keynote/\(manifest.lastPathComponent)")
+        try FileManager.default.createDirectory(at: leaked.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: manifest, to: leaked)
+        try FileManager.default.copyItem(at: try Support.secretURL(out), to: package.legacySecretURL)
+        let report = Verifier(package: out, keys: nil).run()
+        #expect(report.problems.contains { $0.hasPrefix(leaked.path) && $0.contains("does not belong in public/") }, "\(report.problems)")
+        #expect(report.problems.contains { $0.hasPrefix(package.legacySecretURL.path) && $0.contains("inside the package folder") })
+        #expect(report.problems.count == 2, "\(report.problems)")
+        let build = Support.cli(["build", Support.samples.appendingPathComponent("series.json").path, "--out", out.path, "--quiet"])
+        #expect(build.code == 0)
+        #expect(build.err.contains { $0.contains("warning") && $0.contains("inside the package folder") }, "\(build.err)")
+    }
+
     @Test func notAPackage() throws {
         let folder = try Support.temporaryFolder()
         let report = Verifier(package: folder, keys: nil).run()
-        #expect(report.problems == ["\(folder.path): not a pulse package (no index.json)"])
+        #expect(report.problems == ["\(folder.path): not a pulse package (no server/index.json)"])
     }
 }
 
@@ -96,5 +114,25 @@ struct DiffCommandTests {
 
         #expect(Support.cli(["diff", old.path, old.path]).out == ["unchanged: same packageVersion (the app gets a 304 and fetches nothing)"])
         #expect(Support.cli(["diff", old.path, folder.appendingPathComponent("nope.json").path]).code == 65)
+    }
+
+    /// `--package P --session S`: the session's previous version against its current one, from server/.
+    @Test func comparesASessionsTwoNewestVersionsInAPackage() throws {
+        let folder = try Support.temporaryFolder()
+        let deck = try Support.copy(Support.keynoteImages, to: folder.appendingPathComponent("deck"))
+        let session = try Support.sessionFile(in: folder, deck: deck)
+        let out = folder.appendingPathComponent("pkg")
+        try Support.build(session, out: out)
+        let single = Support.cli(["diff", "--package", out.path, "--session", "talk"])
+        #expect(single.code == 65 && single.err.first?.contains("one version only") == true, "\(single.err)")
+        try FileManager.default.removeItem(at: deck.appendingPathComponent("slide5.png"))
+        try FileManager.default.copyItem(at: Support.samples.appendingPathComponent("decks/workshop-images/slide1.png"), to: deck.appendingPathComponent("slide5.png"))
+        try Support.build(session, out: out)
+        let result = Support.cli(["diff", "--package", out.path, "--session", "talk", "--json"])
+        #expect(result.code == 0, "\(result.err)")
+        let plan = try JSONValue.parse(Data(result.out.joined(separator: "\n").utf8))
+        #expect(plan["fetch"]?.arrayValue?.count == 1 && plan["drop"]?.arrayValue?.count == 1)
+        #expect(Support.cli(["diff", "--package", out.path]).code == 64)
+        #expect(Support.cli(["diff", "--package", out.path, "--session", "nobody"]).code == 65)
     }
 }

@@ -1,0 +1,129 @@
+import Foundation
+import PulseCore
+import PulseStore
+
+/// gc on a package folder (both parts, under the build lock, which the caller holds).
+///
+/// `Retention` decides over `server/index.json`'s history. Both indexes are rewritten first without the
+/// dropped versions (server, then public: the public one is its projection); then go, in `server/`, the
+/// dropped versions' manifests and gated resources, and the key tables of deckVersions no kept session
+/// version has; then the public part is swept like a target (`PublicSweep`); then stale temp files.
+/// Files that no version names (left by a build killed before its commit) go once older than `grace`.
+public struct PackageGarbageCollector: Sendable {
+    public var package: PulsePackage
+    public var keep: Int?
+    public var grace: TimeInterval
+    public var dryRun: Bool
+    public var now: Date
+    public var temporaryAge: TimeInterval = 3600
+
+    public init(package: PulsePackage, keep: Int?, grace: TimeInterval, dryRun: Bool, now: Date = Date()) {
+        self.package = package
+        self.keep = keep
+        self.grace = grace
+        self.dryRun = dryRun
+        self.now = now
+    }
+
+    public func run() throws -> GCReport {
+        let index: PackageIndex
+        do { index = try package.readIndex() } catch let error as StoreError {
+            throw OpsError(.badInput, error.path, error.message)
+        }
+        let decisions = try Retention(keep: keep, grace: grace, now: now)
+            .decide(index.history.mapValues { $0.map(\.publishedAt) }, index: package.indexURL.path)
+        var kept = index
+        var dropped: [(key: String, version: PackageIndex.Version)] = []
+        for (key, versions) in index.history {
+            kept.history[key] = zip(versions, decisions[key]!).filter(\.1).map(\.0)
+            dropped += zip(versions, decisions[key]!).filter { !$0.1 }.map { (key, $0.0) }
+        }
+
+        // Plan everything before deleting anything: a manifest that cannot be read stops gc here.
+        let serverFiles = try serverFilesToDelete(kept: kept, dropped: dropped)
+        let publicDropped = dropped.map { key, version in
+            (key, PackageIndex.publicVersion(key: key, version))
+        }
+        var sweep = try PublicSweep(
+            target: FolderTarget(root: package.publicRoot), kept: kept.publicIndex, dropped: publicDropped,
+            grace: grace, now: now, temporaryAge: temporaryAge
+        ).plan()
+        let temporary = serverTemporaryFiles()
+        var report = sweep.report
+        report.versions = dropped.map { "\($0.key)/\($0.version.packageVersion)" }.sorted()
+        report.files = serverFiles.map { "server/" + $0.path } + sweep.files.map { "public/" + $0.path }
+        report.blobs = sweep.blobs.map { "public/" + $0.path }
+        report.temporary = temporary.map { "server/" + $0.path } + sweep.temporary.map { "public/" + $0.path }
+        report.bytes += (serverFiles + temporary).reduce(0) { $0 + $1.size }
+        guard !dryRun else { return report }
+
+        if kept != index {
+            try package.writeServerIndex(kept)
+            sweep.newIndex = kept.publicIndex
+        } else if (try? package.publicPart.readIndex()) != kept.publicIndex {
+            sweep.newIndex = kept.publicIndex  // a public index left ahead by a killed build
+        }
+        if let newIndex = sweep.newIndex { try package.publicPart.writeIndex(newIndex) }
+        sweep.newIndex = nil
+        for object in serverFiles + temporary { unlink(package.serverRoot.appendingPathComponent(object.path).path) }
+        try sweep.execute(on: FolderTarget(root: package.publicRoot))
+        return report
+    }
+
+    /// Manifests and gated resources of dropped versions (and of no version, once older than `grace`),
+    /// and key tables of deckVersions no kept session version has.
+    private func serverFilesToDelete(kept: PackageIndex, dropped: [(key: String, version: PackageIndex.Version)]) throws -> [TargetObject] {
+        let server = FolderTarget(root: package.serverRoot)
+        var keptManifests = Set<String>(), keptGated = Set<String>(), droppedPaths = Set<String>()
+        var keptDecks: [String: Set<Int>] = [:]
+        for (key, versions) in kept.history {
+            for version in versions {
+                keptManifests.insert("\(key)/\(version.packageVersion).json")
+                if let gated = version.gated { keptGated.insert("gated/\(key.dropFirst("sessions/".count))/\(gated).json") }
+            }
+        }
+        for (id, session) in kept.sessions {
+            var decks: Set<Int> = [session.deckVersion]
+            for version in kept.versions(.sessions, id) {
+                let manifest: JSONValue
+                do { manifest = try package.readManifest(.sessions, id: id, packageVersion: version.packageVersion) } catch let error as StoreError {
+                    throw OpsError(.badInput, error.path, error.message + "; gc stopped before deleting anything")
+                }
+                if let deck = manifest["deckVersion"]?.intValue { decks.insert(deck) }
+            }
+            keptDecks[id] = decks
+            if let gated = session.gated { keptGated.insert("gated/\(id)/\(gated).json") }
+        }
+        for (key, version) in dropped {
+            droppedPaths.insert("\(key)/\(version.packageVersion).json")
+            if let gated = version.gated { droppedPaths.insert("gated/\(key.dropFirst("sessions/".count))/\(gated).json") }
+        }
+        var doomed: [TargetObject] = []
+        for object in try server.list(under: "") {
+            let parts = object.path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+            guard parts.count == 3, !parts[2].hasPrefix(".") else { continue }
+            let old = now.timeIntervalSince(object.modified) >= grace
+            switch parts[0] {
+            case "sessions", "series":
+                if !keptManifests.contains(object.path) && (droppedPaths.contains(object.path) || old) { doomed.append(object) }
+            case "gated":
+                if !keptGated.contains(object.path) && (droppedPaths.contains(object.path) || old) { doomed.append(object) }
+            case "keys":
+                // `<deckVersion>.json` or `.json.age`; pending tables are the build's to settle.
+                guard let decks = keptDecks[parts[1]], !parts[2].contains(".pending-"),
+                      let deck = Int(parts[2].prefix { $0.isNumber }), parts[2].hasPrefix("\(deck).json") else { continue }
+                if !decks.contains(deck) { doomed.append(object) }
+            default:
+                continue
+            }
+        }
+        return doomed.sorted { $0.path < $1.path }
+    }
+
+    /// `.tmp-*` files in `server/` older than `temporaryAge`.
+    private func serverTemporaryFiles() -> [TargetObject] {
+        ((try? FolderTarget(root: package.serverRoot).list(under: "")) ?? []).filter {
+            $0.path.split(separator: "/").last!.hasPrefix(".tmp-") && now.timeIntervalSince($0.modified) >= temporaryAge
+        }
+    }
+}
