@@ -71,7 +71,9 @@ let package = Package(
         testTarget("PulseOpsTests", ["PulseOps", "PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine"]),
         testTarget("PulseOriginTests", ["PulseOrigin", "PulseHTTPServer", "PulseCrypto", "PulseCommandLine"]),
         testTarget("PulseSQLiteTests", ["PulseSQLite"]),
-        testTarget("PulseServerTests", ["PulseServer", "PulseSQLite", "PulseCore", "PulseCrypto", "PulseAge", "PulseCommandLine"]),
+        testTarget("PulseServerTests", [
+            "PulseServer", "PulseSQLite", "PulseCore", "PulseCrypto", "PulseAge", "PulseCommandLine", "PulsePack", "PulseStore",
+        ]),
         testTarget("PulsePackTests", ["PulsePack", "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseAge"]),
     ],
     swiftLanguageModes: [.v6]
