@@ -8,6 +8,11 @@ import PulseSQLite
 enum SQLiteSchema {
     static let migrations = [
         Migration(version: 1, sql: """
+            -- Bumped by every change a cache of devices, credentials, sessions or content must see; not by
+            -- replay keys or samples, which are written on every signed POST.
+            CREATE TABLE generation (id INTEGER PRIMARY KEY CHECK (id = 1), value INTEGER NOT NULL);
+            INSERT INTO generation (id, value) VALUES (1, 0);
+
             CREATE TABLE credentials (
                 hash BLOB PRIMARY KEY,
                 listing_id TEXT NOT NULL,

@@ -11,13 +11,16 @@ extension SQLiteStorage {
                     .text(credential.scope?.kind), .text(credential.scope?.id), .int(credential.maxDevices),
                     .integer(credential.createdAt), credential.expiresAt.map { .integer($0) } ?? .null,
                 ])
+            try Self.bumpGeneration(on: db)
         }
     }
 
     public func revokeCredential(hash: [UInt8], at now: Int64) throws -> Bool {
         try write { db in
             try db.cached("UPDATE credentials SET revoked_at = ? WHERE hash = ? AND revoked_at IS NULL").run([.integer(now), .blob(hash)])
-            return db.changes == 1
+            guard db.changes == 1 else { return false }
+            try Self.bumpGeneration(on: db)
+            return true
         }
     }
 
@@ -27,7 +30,9 @@ extension SQLiteStorage {
             let matches = try db.cached("SELECT count(*) FROM credentials WHERE listing_id = ?").first([.text(id)]) { $0.int(0) } ?? 0
             guard matches <= 1 else { throw ServerError.badInput("\(id) names \(matches) credentials; revoke by the token itself") }
             try db.cached("UPDATE credentials SET revoked_at = ? WHERE listing_id = ? AND revoked_at IS NULL").run([.integer(now), .text(id)])
-            return db.changes == 1
+            guard db.changes == 1 else { return false }
+            try Self.bumpGeneration(on: db)
+            return true
         }
     }
 

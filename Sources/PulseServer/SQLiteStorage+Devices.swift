@@ -25,6 +25,7 @@ extension SQLiteStorage {
                         .text(scope.kind), .text(scope.id), .blob(credentialHash), .integer(now),
                     ])
                 guard db.changes == 1 else { throw DeviceIdTaken() }
+                try Self.bumpGeneration(on: db)
                 return DeviceRecord(
                     id: device.id, publicKey: device.publicKey, platform: device.platform, name: device.name, scope: scope,
                     enrolledAt: now, revokedAt: nil, credentialId: listingId)
@@ -57,7 +58,9 @@ extension SQLiteStorage {
     public func revokeDevice(id: String, at now: Int64) throws -> Bool {
         try write { db in
             try db.cached("UPDATE devices SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL").run([.integer(now), .text(id)])
-            return db.changes == 1
+            guard db.changes == 1 else { return false }
+            try Self.bumpGeneration(on: db)
+            return true
         }
     }
 }

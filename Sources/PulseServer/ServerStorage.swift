@@ -9,14 +9,17 @@
 /// - Credentials are stored as SHA-256 hashes only.
 /// - Times are Unix seconds from the server's clock, passed in (`at`), so tests control them.
 /// - A method returns when its change is durable (committed); `generation()` changes after every
-///   committed change, by this process or any other, so callers can cache and revalidate cheaply.
+///   committed change of credentials, devices, sessions or content, by this process or any other, so
+///   callers can cache them and revalidate cheaply. Replay keys and samples do not change it: they are
+///   written on every signed POST and no cache holds them.
 ///
 /// Methods throw `ServerError` (storage failures, conflicts) and nothing else.
 public protocol ServerStorage: AnyObject, Sendable {
     // MARK: Change detection
 
-    /// A value that changes whenever any process commits a change. Cheap: meant to be called on every
-    /// request to decide whether cached devices, sessions and key tables are still current.
+    /// A value that changes whenever any process commits a change to credentials, devices, sessions or
+    /// content. Cheap: meant to be called on every request to decide whether cached devices, sessions
+    /// and key tables are still current.
     func generation() throws -> StorageGeneration
 
     // MARK: Credentials
@@ -85,11 +88,7 @@ public protocol ServerStorage: AnyObject, Sendable {
 
 /// See `ServerStorage.generation()`. Compare for equality only.
 public struct StorageGeneration: Equatable, Hashable, Sendable {
-    public var external: Int64
-    public var local: UInt64
+    public var value: Int64
 
-    public init(external: Int64, local: UInt64) {
-        self.external = external
-        self.local = local
-    }
+    public init(_ value: Int64) { self.value = value }
 }

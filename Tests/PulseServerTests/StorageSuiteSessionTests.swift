@@ -122,12 +122,52 @@ import Testing
         let peer = try instance.peer()
         let before = try instance.storage.generation()
         #expect(try instance.storage.generation() == before)  // stable while nothing changes
-        _ = try peer.advance(sessionId: "talk", to: 1, at: 1100)  // draft: refused, yet a transaction ran
+        _ = try peer.advance(sessionId: "talk", to: 1, at: 1100)  // draft: refused, nothing changed
+        #expect(try instance.storage.generation() == before)
         _ = try peer.updateSession(id: "talk", SessionUpdate(state: .live), at: 1100)
         let afterPeer = try instance.storage.generation()
         #expect(afterPeer != before)
         _ = try instance.storage.advance(sessionId: "talk", to: 1, at: 1101)
         #expect(try instance.storage.generation() != afterPeer)
+    }
+
+    @Test(arguments: StorageBackend.all)
+    func generationMovesForWhatCachesHoldAndNotForReplayKeysOrSamples(_ backend: StorageBackend) throws {
+        let instance = try backend.make()
+        let storage = instance.storage
+        let peer = try instance.peer()
+        try TestContent.seed(storage, "talk", state: .live)
+        var last = try storage.generation()
+        func changed(_ what: String, _ expected: Bool, sourceLocation: SourceLocation = #_sourceLocation) throws {
+            let now = try storage.generation()
+            #expect((now != last) == expected, "\(what)", sourceLocation: sourceLocation)
+            last = now
+        }
+        let code = try StorageSuiteEnrollTests.code(peer)
+        try changed("a new credential", true)
+        let device = try #require(try peer.enroll(credentialHash: code, device: StorageSuiteEnrollTests.device(1), at: 1100))
+        try changed("an enroll", true)
+        #expect(try peer.enroll(credentialHash: code, device: StorageSuiteEnrollTests.device(2), at: 1100) == nil)
+        try changed("a refused enroll", false)
+        let sample = DiagSample(sessionId: "talk", deviceId: device.id, receivedAt: 1100, build: "1", platform: "ios", connection: [:])
+        #expect(try peer.recordSignedRequest(replayKey: [1], expiresAt: 1700, sample: sample, at: 1100))
+        #expect(try !peer.recordSignedRequest(replayKey: [1], expiresAt: 1700, sample: sample, at: 1101))
+        _ = try peer.pruneReplayKeys(at: 9999)
+        try changed("signed requests, samples and pruning", false)
+        _ = try peer.advance(sessionId: "talk", to: 3, at: 1102)
+        try changed("an advance", true)
+        _ = try peer.advance(sessionId: "talk", to: 2, at: 1103)
+        try changed("an advance behind the frontier", false)
+        _ = try peer.updateSession(id: "talk", SessionUpdate(venueNetworks: [try IPNetwork(parsing: "10.0.0.0/8")]), at: 1104)
+        try changed("a venue network", true)
+        _ = try peer.importContent(TestContent.plan([TestContent.session("talk")]), options: ImportOptions(), at: 1105)
+        try changed("an import that changes nothing", false)
+        _ = try peer.importContent(TestContent.plan([TestContent.session("talk")], series: [TestContent.series("conf", sessions: ["talk"])]), options: ImportOptions(), at: 1106)
+        try changed("a new series", true)
+        #expect(try peer.revokeDevice(id: device.id, at: 1107))
+        try changed("a revoked device", true)
+        #expect(try peer.revokeCredential(hash: code, at: 1108))
+        try changed("a revoked credential", true)
     }
 }
 
