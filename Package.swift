@@ -24,6 +24,7 @@ let package = Package(
         .executable(name: "pulse-pack", targets: ["pulse-pack"]),
         .executable(name: "pulse-pack-ops", targets: ["pulse-pack-ops"]),
         .executable(name: "pulse-origin", targets: ["pulse-origin"]),
+        .executable(name: "pulse-server", targets: ["pulse-server"]),
         .library(name: "PulsePack", targets: ["PulsePack"]),
     ],
     targets: [
@@ -40,6 +41,7 @@ let package = Package(
         target("PulseImage", ["CZlib"]),
         target("PulseHTTPServer", ["CMicroHTTPD"]),
         target("PulseSystem", []),
+        target("PulseSQLite", ["CSQLite"]),
 
         // Pure-Swift domain.
         target("PulseCore", ["PulseCrypto"]),
@@ -51,12 +53,14 @@ let package = Package(
         target("PulsePack", [
             "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseImage", "PulseCommandLine", "PulseAge", "PulseSystem",
         ]),
+        target("PulseServer", ["PulseSQLite", "PulseCore", "PulseCrypto", "PulseStore", "PulseAge", "PulseCommandLine"]),
 
         // Thin executables: parse arguments, call a library.
         .executableTarget(name: "pulse-pack", dependencies: ["PulsePack"], swiftSettings: swiftSettings),
         // push and gc: their own executable, so pulse-pack never loads libcurl (see PulsePack's OpsCommands).
         .executableTarget(name: "pulse-pack-ops", dependencies: ["PulseOps"], swiftSettings: swiftSettings),
         .executableTarget(name: "pulse-origin", dependencies: ["PulseOrigin"], swiftSettings: swiftSettings),
+        .executableTarget(name: "pulse-server", dependencies: ["PulseServer"], swiftSettings: swiftSettings),
         // Scripts/bench-verify: ES256 verifies per second, measured next to `openssl speed ecdsap256`.
         .executableTarget(name: "pulse-bench-verify", dependencies: ["PulseCrypto"], swiftSettings: swiftSettings),
 
@@ -66,6 +70,10 @@ let package = Package(
         testTarget("PulseAgeTests", ["PulseAge", "PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine"]),
         testTarget("PulseOpsTests", ["PulseOps", "PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine"]),
         testTarget("PulseOriginTests", ["PulseOrigin", "PulseHTTPServer", "PulseCrypto", "PulseCommandLine"]),
+        testTarget("PulseSQLiteTests", ["PulseSQLite"]),
+        testTarget("PulseServerTests", [
+            "PulseServer", "PulseSQLite", "PulseCore", "PulseCrypto", "PulseAge", "PulseCommandLine", "PulsePack", "PulseStore",
+        ]),
         testTarget("PulsePackTests", ["PulsePack", "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseAge"]),
     ],
     swiftLanguageModes: [.v6]

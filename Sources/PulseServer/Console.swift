@@ -1,0 +1,28 @@
+import Foundation
+
+/// Where the CLI writes: standard output for data (codes, tokens, lists, JSON), standard error for
+/// notes and errors. Tests pass closures that capture both.
+public struct Console: Sendable {
+    public var out: @Sendable (String) -> Void
+    public var err: @Sendable (String) -> Void
+
+    public init(out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void) {
+        self.out = out
+        self.err = err
+    }
+
+    public static let standard = Console(
+        out: { print($0) },
+        err: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) })
+}
+
+/// Times as operators read them: UTC, ISO 8601, seconds.
+enum TimeText {
+    static func iso(_ seconds: Int64) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+    }
+
+    static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import PulseCrypto
+import PulseStore
+
+/// The server's own P-256 key that signs device certificates, kept in the data folder as
+/// `device-cert-key.pem` (PKCS#8 PEM, 0600). Generated on first use; never overwritten; its public half
+/// is published as a JWK set so the app can check its certificate.
+public final class DeviceCertificateKey: Sendable {
+    public let privateKey: P256.PrivateKey
+
+    /// The key id: the RFC 7638 thumbprint of the public key (the `kid` of certificates and the JWK).
+    public var keyId: String { privateKey.publicKey.jwkThumbprint }
+
+    init(privateKey: P256.PrivateKey) { self.privateKey = privateKey }
+
+    /// The key of `folder`, generated and stored first when the folder has none. Two processes
+    /// starting together agree on one key: the file is staged, then hard-linked into place, and the
+    /// loser of that race loads the winner's key.
+    /// - Throws: `ServerError` when the file is not a P-256 PKCS#8 PEM key (its content is never quoted).
+    public static func loadOrCreate(in folder: DataFolder) throws -> DeviceCertificateKey {
+        let path = folder.certificateKeyPath
+        if !FileManager.default.fileExists(atPath: path) {
+            try create(at: path, folder: folder.url)
+        }
+        try folder.checkPermissions()
+        return try load(path)
+    }
+
+    static func load(_ path: String) throws -> DeviceCertificateKey {
+        var pem: [UInt8]
+        do { pem = Array(try Data(contentsOf: URL(fileURLWithPath: path))) } catch {
+            throw ServerError(.storage, "\(path): cannot read: \((error as NSError).localizedDescription)")
+        }
+        defer { SecretBytes.wipe(&pem) }
+        do {
+            return DeviceCertificateKey(privateKey: try P256.PrivateKey(pemRepresentation: pem))
+        } catch {
+            throw ServerError(.unsafeFile, "\(path): not a P-256 private key in PKCS#8 PEM (\(error)); move it away to make a new one")
+        }
+    }
+
+    private static func create(at path: String, folder: URL) throws {
+        let key = try P256.PrivateKey()
+        var pem = try key.pemRepresentation().withUnsafeBytes { Array($0) }
+        defer { SecretBytes.wipe(&pem) }
+        let staging = folder.appendingPathComponent(".tmp-\(DataFolder.certificateKeyName)-\(UUID().uuidString)").path
+        try AtomicFile.writeTemp(pem, to: staging, mode: 0o600)
+        defer { unlink(staging) }
+        if link(staging, path) != 0 && errno != EEXIST {
+            throw ServerError(.storage, "\(path): cannot create: \(String(cString: strerror(errno)))")
+        }
+        try AtomicFile.syncFolder(folder)
+    }
+
+    /// `GET /api/sync/device-cert-keys`: `{"keys":[<JWK>]}`.
+    public var jwkSet: String { "{\"keys\":[\(privateKey.publicKey.jwk(kid: keyId))]}" }
+}

@@ -1,0 +1,127 @@
+import PulseSQLite
+
+/// The SQLite schema, one migration per version. Append new versions; never edit a released one.
+///
+/// CHECK constraints repeat the invariants the code keeps (a device code enrolls at most one device,
+/// a registration token at most its cap, a frontier is never negative), so that a bug in a statement
+/// fails loudly instead of writing a state the server must never be in.
+enum SQLiteSchema {
+    static let migrations = [
+        Migration(version: 1, sql: """
+            -- Bumped by every change a cache of devices, credentials, sessions or content must see; not by
+            -- replay keys or samples, which are written on every signed POST.
+            CREATE TABLE generation (id INTEGER PRIMARY KEY CHECK (id = 1), value INTEGER NOT NULL);
+            INSERT INTO generation (id, value) VALUES (1, 0);
+
+            CREATE TABLE credentials (
+                hash BLOB PRIMARY KEY,
+                listing_id TEXT NOT NULL,
+                kind TEXT NOT NULL CHECK (kind IN ('device-code', 'registration-token', 'staff-token')),
+                scope_kind TEXT CHECK (scope_kind IN ('session', 'series')),
+                scope_id TEXT,
+                max_devices INTEGER CHECK (max_devices IS NULL OR max_devices >= 1),
+                devices_enrolled INTEGER NOT NULL DEFAULT 0,
+                created_at INTEGER NOT NULL,
+                expires_at INTEGER,
+                used_at INTEGER,
+                revoked_at INTEGER,
+                CHECK ((kind = 'staff-token') = (scope_kind IS NULL)),
+                CHECK ((scope_kind IS NULL) = (scope_id IS NULL)),
+                CHECK (kind <> 'device-code' OR devices_enrolled <= 1),
+                CHECK (max_devices IS NULL OR devices_enrolled <= max_devices)
+            ) WITHOUT ROWID;
+            CREATE INDEX credentials_listing ON credentials (listing_id);
+
+            CREATE TABLE devices (
+                id TEXT PRIMARY KEY,
+                public_key BLOB NOT NULL,
+                platform TEXT NOT NULL,
+                name TEXT NOT NULL,
+                scope_kind TEXT NOT NULL CHECK (scope_kind IN ('session', 'series')),
+                scope_id TEXT NOT NULL,
+                credential_hash BLOB NOT NULL REFERENCES credentials (hash),
+                enrolled_at INTEGER NOT NULL,
+                revoked_at INTEGER
+            );
+            CREATE INDEX devices_credential ON devices (credential_hash);
+
+            CREATE TABLE sessions (
+                id TEXT PRIMARY KEY,
+                state TEXT NOT NULL DEFAULT 'draft' CHECK (state IN ('draft', 'scheduled', 'rehearsal', 'live', 'ended')),
+                max_shown INTEGER CHECK (max_shown >= 0),
+                rehearsal_max_shown INTEGER CHECK (rehearsal_max_shown >= 0),
+                allow_download INTEGER NOT NULL DEFAULT 0 CHECK (allow_download IN (0, 1)),
+                package_id TEXT NOT NULL,
+                series_id TEXT,
+                package_version TEXT NOT NULL,
+                deck_version INTEGER NOT NULL,
+                slide_count INTEGER NOT NULL CHECK (slide_count >= 0),
+                manifest BLOB NOT NULL,
+                gated BLOB NOT NULL,
+                change_sequence INTEGER NOT NULL DEFAULT 0,
+                updated_at INTEGER NOT NULL
+            );
+
+            CREATE TABLE venue_networks (
+                session_id TEXT NOT NULL REFERENCES sessions (id),
+                network TEXT NOT NULL,
+                PRIMARY KEY (session_id, network)
+            ) WITHOUT ROWID;
+
+            CREATE TABLE key_tables (
+                session_id TEXT NOT NULL REFERENCES sessions (id),
+                deck_version INTEGER NOT NULL,
+                package_id TEXT NOT NULL,
+                digest BLOB NOT NULL,
+                slides BLOB NOT NULL,
+                imported_at INTEGER NOT NULL,
+                PRIMARY KEY (session_id, deck_version)
+            ) WITHOUT ROWID;
+
+            CREATE TABLE series (
+                id TEXT PRIMARY KEY,
+                package_id TEXT NOT NULL,
+                package_version TEXT NOT NULL,
+                manifest BLOB NOT NULL,
+                updated_at INTEGER NOT NULL
+            );
+
+            CREATE TABLE series_sessions (
+                series_id TEXT NOT NULL REFERENCES series (id),
+                position INTEGER NOT NULL,
+                session_id TEXT NOT NULL,
+                PRIMARY KEY (series_id, session_id)
+            ) WITHOUT ROWID;
+
+            CREATE TABLE session_changes (
+                session_id TEXT NOT NULL REFERENCES sessions (id),
+                sequence INTEGER NOT NULL,
+                at INTEGER NOT NULL,
+                kind TEXT NOT NULL CHECK (kind IN ('advance', 'rehearsal-advance', 'state', 'settings', 'content')),
+                max_shown INTEGER,
+                deck_version INTEGER,
+                state TEXT,
+                package_version TEXT,
+                PRIMARY KEY (session_id, sequence)
+            ) WITHOUT ROWID;
+
+            CREATE TABLE replay_keys (
+                key BLOB PRIMARY KEY,
+                expires_at INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            CREATE INDEX replay_keys_expiry ON replay_keys (expires_at);
+
+            CREATE TABLE diag_samples (
+                id INTEGER PRIMARY KEY,
+                session_id TEXT NOT NULL REFERENCES sessions (id),
+                device_id TEXT NOT NULL REFERENCES devices (id),
+                received_at INTEGER NOT NULL,
+                build TEXT NOT NULL,
+                platform TEXT NOT NULL,
+                connection TEXT NOT NULL
+            );
+            CREATE INDEX diag_samples_session ON diag_samples (session_id, received_at);
+            CREATE INDEX diag_samples_device ON diag_samples (session_id, device_id, id);
+            """),
+    ]
+}

@@ -1,0 +1,66 @@
+import PulseSQLite
+
+extension SQLiteStorage {
+    /// Thrown inside the enroll transaction to roll it back when the device id is taken.
+    private struct DeviceIdTaken: Error {}
+
+    public func enroll(credentialHash: [UInt8], device: NewDevice, at now: Int64) throws -> DeviceRecord? {
+        do {
+            return try write { db -> DeviceRecord? in
+                // The database decides: one conditional UPDATE consumes the credential or matches nothing.
+                let consumed = try db.cached("""
+                    UPDATE credentials SET devices_enrolled = devices_enrolled + 1,
+                        used_at = CASE WHEN kind = 'device-code' THEN ?1 ELSE used_at END
+                    WHERE hash = ?2 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?1)
+                        AND ((kind = 'device-code' AND devices_enrolled = 0)
+                          OR (kind = 'registration-token' AND (max_devices IS NULL OR devices_enrolled < max_devices)))
+                    RETURNING scope_kind, scope_id, listing_id
+                    """).first([.integer(now), .blob(credentialHash)]) { row in (row.string(0), row.string(1), row.string(2)) }
+                guard let (kind, id, listingId) = consumed, let scope = DeviceScope(kind: kind, id: id) else { return nil }
+                try db.cached("""
+                    INSERT INTO devices (id, public_key, platform, name, scope_kind, scope_id, credential_hash, enrolled_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING
+                    """).run([
+                        .text(device.id), .blob(device.publicKey), .text(device.platform), .text(device.name),
+                        .text(scope.kind), .text(scope.id), .blob(credentialHash), .integer(now),
+                    ])
+                guard db.changes == 1 else { throw DeviceIdTaken() }
+                try Self.bumpGeneration(on: db)
+                return DeviceRecord(
+                    id: device.id, publicKey: device.publicKey, platform: device.platform, name: device.name, scope: scope,
+                    enrolledAt: now, revokedAt: nil, credentialId: listingId)
+            }
+        } catch is DeviceIdTaken {
+            return nil
+        }
+    }
+
+    static let deviceColumns = """
+        SELECT d.id, d.public_key, d.platform, d.name, d.scope_kind, d.scope_id, d.enrolled_at, d.revoked_at, c.listing_id
+        FROM devices d JOIN credentials c ON c.hash = d.credential_hash
+        """
+
+    static func device(_ row: Statement) -> DeviceRecord {
+        DeviceRecord(
+            id: row.string(0), publicKey: row.blob(1), platform: row.string(2), name: row.string(3),
+            scope: DeviceScope(kind: row.string(4), id: row.string(5)) ?? .session(row.string(5)), enrolledAt: row.int64(6),
+            revokedAt: row.isNull(7) ? nil : row.int64(7), credentialId: row.string(8))
+    }
+
+    public func device(id: String) throws -> DeviceRecord? {
+        try read { db in try db.cached(Self.deviceColumns + " WHERE d.id = ?").first([.text(id)], Self.device) }
+    }
+
+    public func devices() throws -> [DeviceRecord] {
+        try read { db in try db.cached(Self.deviceColumns + " ORDER BY d.enrolled_at, d.id").rows([], Self.device) }
+    }
+
+    public func revokeDevice(id: String, at now: Int64) throws -> Bool {
+        try write { db in
+            try db.cached("UPDATE devices SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL").run([.integer(now), .text(id)])
+            guard db.changes == 1 else { return false }
+            try Self.bumpGeneration(on: db)
+            return true
+        }
+    }
+}

@@ -1,0 +1,94 @@
+/// Everything pulse-server keeps, behind one narrow interface: SQLite now (`SQLiteStorage`), one
+/// PostgreSQL shared by several instances next. `StorageSuite` (in the tests) runs the same checks,
+/// concurrency included, against every backend.
+///
+/// Rules every backend keeps:
+/// - Races are decided by the database in one statement or one transaction holding the write lock: a
+///   conditional UPDATE consumes a device code, `max()` moves a frontier, a unique insert records a
+///   replay key. Never read-then-decide-then-write across calls.
+/// - Credentials are stored as SHA-256 hashes only.
+/// - Times are Unix seconds from the server's clock, passed in (`at`), so tests control them.
+/// - A method returns when its change is durable (committed); `generation()` changes after every
+///   committed change of credentials, devices, sessions or content, by this process or any other, so
+///   callers can cache them and revalidate cheaply. Replay keys and samples do not change it: they are
+///   written on every signed POST and no cache holds them.
+///
+/// Methods throw `ServerError` (storage failures, conflicts) and nothing else.
+public protocol ServerStorage: AnyObject, Sendable {
+    // MARK: Change detection
+
+    /// A value that changes whenever any process commits a change to credentials, devices, sessions or
+    /// content. Cheap: meant to be called on every request to decide whether cached devices, sessions
+    /// and key tables are still current.
+    func generation() throws -> StorageGeneration
+
+    // MARK: Credentials
+
+    /// Stores a new credential (device code, registration token or staff token).
+    func addCredential(_ credential: NewCredential) throws
+    /// Revokes the credential with `hash` (any kind); false when there is none or it was already revoked.
+    func revokeCredential(hash: [UInt8], at now: Int64) throws -> Bool
+    /// Revokes the credential whose listing id is `id`; false when none or already revoked.
+    func revokeCredential(listingId id: String, at now: Int64) throws -> Bool
+    /// Every credential, newest first, for operators (never the text, only the listing id).
+    func credentials() throws -> [CredentialRecord]
+    /// True when `hash` is a staff token that is neither revoked nor expired.
+    func isStaffToken(hash: [UInt8], at now: Int64) throws -> Bool
+
+    // MARK: Devices
+
+    /// Consumes the credential with `credentialHash` and stores `device` with the credential's scope,
+    /// atomically. A device code enrolls one device ever; a registration token up to its cap.
+    /// - Returns: the new device, or nil when the credential is unknown, of the wrong kind, expired,
+    ///   revoked, used up, or the device id is taken (the caller answers all of these the same way).
+    func enroll(credentialHash: [UInt8], device: NewDevice, at now: Int64) throws -> DeviceRecord?
+    func device(id: String) throws -> DeviceRecord?
+    /// Every device, oldest first.
+    func devices() throws -> [DeviceRecord]
+    /// False when there is no such device or it was already revoked.
+    func revokeDevice(id: String, at now: Int64) throws -> Bool
+
+    // MARK: Sessions
+
+    func session(id: String) throws -> SessionRecord?
+    func sessions() throws -> [SessionRecord]
+    /// Applies `update`; the frontier moves with `max()` only (clamped to the deck's last slide).
+    /// - Returns: the updated record, or nil when there is no such session.
+    func updateSession(id: String, _ update: SessionUpdate, at now: Int64) throws -> SessionRecord?
+    /// The presenter's advance: in live, the live frontier becomes `max(frontier, slide)`; in rehearsal,
+    /// the rehearsal frontier does; other states refuse. `slide` is clamped to the deck's last slide.
+    func advance(sessionId: String, to slide: Int, at now: Int64) throws -> AdvanceOutcome
+    /// The session's changes with a sequence number above `sequence`, oldest first, at most `limit`.
+    func changes(sessionId: String, after sequence: Int64, limit: Int) throws -> [SessionChange]
+
+    // MARK: Content
+
+    /// Writes an import in one transaction, or nothing.
+    /// - Throws: `ServerError.conflict` when a (session, deckVersion) is held with other keys, a session
+    ///   belongs to another package (without `replacePackage`), or the package's deck is older than the
+    ///   one held.
+    func importContent(_ plan: ImportPlan, options: ImportOptions, at now: Int64) throws -> ImportSummary
+    func sessionContent(id: String) throws -> SessionContent?
+    func keyTable(sessionId: String, deckVersion: Int) throws -> KeyTableRecord?
+    func series(id: String) throws -> SeriesRecord?
+
+    // MARK: Signed POSTs and diagnostics
+
+    /// Records the replay key of a signed POST (kept until `expiresAt`) and, with it, `sample`.
+    /// - Returns: false when the key is already recorded and not expired: a replay; nothing is written.
+    func recordSignedRequest(replayKey: [UInt8], expiresAt: Int64, sample: DiagSample?, at now: Int64) throws -> Bool
+    /// Deletes replay keys that expired before `now`; returns how many.
+    @discardableResult
+    func pruneReplayKeys(at now: Int64) throws -> Int
+    /// Every sample of a session, oldest first (the end-of-event report).
+    func samples(sessionId: String) throws -> [DiagSample]
+    /// The newest sample of each device that posted since `since` (the moderator's live view).
+    func latestSamples(sessionId: String, since: Int64) throws -> [DiagSample]
+}
+
+/// See `ServerStorage.generation()`. Compare for equality only.
+public struct StorageGeneration: Equatable, Hashable, Sendable {
+    public var value: Int64
+
+    public init(_ value: Int64) { self.value = value }
+}

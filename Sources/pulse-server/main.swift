@@ -1,0 +1,4 @@
+import Foundation
+import PulseServer
+
+exit(ServerCommand.main(Array(CommandLine.arguments.dropFirst())))

@@ -1,0 +1,137 @@
+import Foundation
+import PulseCore
+import PulseCrypto
+import PulseServer
+import Testing
+
+@Suite struct AdminCommandTests {
+    /// A data folder with the sessions "talk" and "lab" in series "conf".
+    static func seeded(_ name: String = #function) throws -> (TestPackage, String) {
+        let package = try TestPackage(name)
+        try package.addSession("talk", series: "conf")
+        try package.addSession("lab", series: "conf")
+        try package.addSeries("conf", sessions: ["talk", "lab"])
+        try package.commit()
+        let data = package.root.appendingPathComponent("data").path
+        let result = CLI.run(["import", "--data", data, package.root.path])
+        precondition(result.code == 0, result.text)
+        return (package, data)
+    }
+
+    static func storage(_ data: String) throws -> SQLiteStorage { try SQLiteStorage(path: data + "/pulse-server.sqlite") }
+
+    @Test func deviceCodesArePrintedOnceAndStoredHashed() throws {
+        let (package, data) = try Self.seeded()
+        defer { withExtendedLifetime(package) {} }
+        let result = CLI.run(["admin", "device-code", "create", "--data", data, "--session", "talk", "--expires", "2h"])
+        #expect(result.code == 0, "\(result.text)")
+        let code = try #require(result.out.first)
+        #expect(result.out.count == 1 && CredentialSecret.normalizedDeviceCode(code) != nil)
+        #expect(result.err.first?.hasPrefix("device-code \(CredentialSecret.listingId(hash: CredentialSecret.hash(code)!)) for session talk, expires ") == true)
+        // Only the hash is in the database file.
+        let database = try Data(contentsOf: URL(fileURLWithPath: data + "/pulse-server.sqlite"))
+        #expect(database.range(of: Data(code.utf8)) == nil)
+        #expect(database.range(of: Data(CredentialSecret.hash(code)!)) != nil)
+
+        let storage = try Self.storage(data)
+        let record = try #require(try storage.credentials().first)
+        #expect(record.kind == .deviceCode && record.scope == .session("talk"))
+        #expect(record.expiresAt.map { $0 - record.createdAt } == 7200)
+        let device = NewDevice(id: try DeviceID.generate(), publicKey: [1], platform: "ios", name: "x")
+        #expect(try storage.enroll(credentialHash: CredentialSecret.hash(code.lowercased())!, device: device, at: record.createdAt + 10) != nil)
+    }
+
+    @Test func codesAndTokensNeedAnImportedScope() throws {
+        let (package, data) = try Self.seeded()
+        defer { withExtendedLifetime(package) {} }
+        let session = CLI.run(["admin", "device-code", "create", "--data", data, "--session", "nope"])
+        #expect(session.code == 65 && session.err == ["pulse-server: error: no session nope (import its package first)"])
+        let series = CLI.run(["admin", "registration-token", "create", "--data", data, "--series", "nope"])
+        #expect(series.code == 65 && series.err == ["pulse-server: error: no series nope (import its package first)"])
+        let both = CLI.run(["admin", "device-code", "create", "--data", data, "--session", "talk", "--series", "conf"])
+        #expect(both.code == 64 && both.err.first == "pulse-server admin device-code create: give exactly one of --series <id> or --session <id>")
+        let expiry = CLI.run(["admin", "device-code", "create", "--data", data, "--session", "talk", "--expires", "2 hours"])
+        #expect(expiry.code == 64)
+    }
+
+    @Test func registrationTokensAndStaffTokensAndRevocation() throws {
+        let (package, data) = try Self.seeded()
+        defer { withExtendedLifetime(package) {} }
+        let minted = CLI.run(["admin", "registration-token", "create", "--data", data, "--series", "conf", "--max-devices", "3", "--json"])
+        #expect(minted.code == 0, "\(minted.text)")
+        let json = try JSONValue.parse(Data(minted.out.joined(separator: "\n").utf8))
+        let token = try #require(json["secret"]?.stringValue)
+        #expect(CredentialSecret.isTokenShaped(token) && json["maxDevices"] == 3 && json["scope"] == ["kind": "series", "id": "conf"])
+
+        let staff = CLI.run(["admin", "staff-token", "create", "--data", data])
+        let bearer = try #require(staff.out.first)
+        let storage = try Self.storage(data)
+        #expect(try storage.isStaffToken(hash: CredentialSecret.hash(bearer)!, at: now()))
+
+        let list = CLI.run(["admin", "token", "list", "--data", data])
+        #expect(list.out.count == 2 && !list.text.contains(token) && !list.text.contains(bearer))
+        #expect(CLI.run(["admin", "token", "revoke", "--data", data, bearer]).code == 0)
+        #expect(try !storage.isStaffToken(hash: CredentialSecret.hash(bearer)!, at: now()))
+        let again = CLI.run(["admin", "token", "revoke", "--data", data, bearer])
+        #expect(again.code == 65 && again.err == ["pulse-server: error: no such token, or it was already revoked"])
+        let listingId = CredentialSecret.listingId(hash: CredentialSecret.hash(token)!)
+        #expect(CLI.run(["admin", "token", "revoke", "--data", data, listingId]).code == 0)
+        #expect(try storage.credentials().allSatisfy { $0.revokedAt != nil })
+    }
+
+    @Test func devicesAreListedAndRevoked() throws {
+        let (package, data) = try Self.seeded()
+        defer { withExtendedLifetime(package) {} }
+        let storage = try Self.storage(data)
+        let code = try #require(CLI.run(["admin", "device-code", "create", "--data", data, "--series", "conf"]).out.first)
+        let id = try DeviceID.generate()
+        _ = try storage.enroll(
+            credentialHash: CredentialSecret.hash(code)!, device: NewDevice(id: id, publicKey: [4, 5], platform: "android", name: "Ada's Pixel"),
+            at: now())
+        let list = CLI.run(["admin", "device", "list", "--data", data, "--json"])
+        let devices = try JSONValue.parse(Data(list.out.joined(separator: "\n").utf8))
+        #expect(devices.arrayValue?.count == 1 && devices.arrayValue?[0]["name"] == "Ada's Pixel" && devices.arrayValue?[0]["status"] == "active")
+        #expect(CLI.run(["admin", "device", "revoke", "--data", data, id]).code == 0)
+        #expect(CLI.run(["admin", "device", "list", "--data", data]).out.first?.contains("  revoked  ") == true)
+        #expect(CLI.run(["admin", "device", "revoke", "--data", data, id]).code == 65)
+    }
+
+    @Test func sessionSetMovesStateAndFrontierOnlyForward() throws {
+        let (package, data) = try Self.seeded()
+        defer { withExtendedLifetime(package) {} }
+        let set = CLI.run([
+            "admin", "session", "set", "talk", "--data", data, "--state", "live", "--max-shown", "3", "--allow-download", "true",
+            "--venue-network", "10.20.0.0/16", "--venue-network", "2001:db8::/32", "--json",
+        ])
+        #expect(set.code == 0, "\(set.text)")
+        let record = try JSONValue.parse(Data(set.out.joined(separator: "\n").utf8))
+        #expect(record["state"] == "live" && record["maxShown"] == 3 && record["allowDownload"] == true)
+        #expect(record["venueNetworks"] == ["10.20.0.0/16", "2001:db8::/32"])
+        #expect(CLI.run(["admin", "session", "set", "talk", "--data", data, "--max-shown", "1"]).out.first?.contains("maxShown 3") == true)
+        #expect(CLI.run(["admin", "session", "advance", "talk", "--data", data, "--to", "4"]).out.first?.contains("maxShown 4") == true)
+        #expect(CLI.run(["admin", "session", "set", "talk", "--data", data, "--no-venue-networks"]).out.first?.contains("no venue lock") == true)
+
+        let draft = CLI.run(["admin", "session", "advance", "lab", "--data", data, "--to", "1"])
+        #expect(draft.code == 65 && draft.err == ["pulse-server: error: session lab is draft: advances apply in rehearsal and live only"])
+        let bad = [
+            ["--state", "paused"], ["--allow-download", "yes"], ["--venue-network", "10.1.2.3/8"], ["--max-shown", "-1"], [],
+        ].map { CLI.run(["admin", "session", "set", "talk", "--data", data] + $0) }
+        #expect(bad.allSatisfy { $0.code == 64 }, "\(bad.map(\.text))")
+        #expect(bad[2].err.first == "pulse-server admin session set: --venue-network \"10.1.2.3/8\" has host bits set; the network is 10.0.0.0/8")
+        #expect(CLI.run(["admin", "session", "set", "nope", "--data", data, "--state", "live"]).code == 65)
+        #expect(CLI.run(["admin", "session", "list", "--data", data]).out.count == 2)
+    }
+
+    @Test func everyCommandHasHelp() {
+        for path in [
+            ["import"], ["admin"], ["admin", "device-code", "create"], ["admin", "registration-token", "create"], ["admin", "staff-token", "create"],
+            ["admin", "token", "revoke"], ["admin", "token", "list"], ["admin", "device", "list"], ["admin", "device", "revoke"],
+            ["admin", "session", "set"], ["admin", "session", "advance"], ["admin", "session", "list"],
+        ] {
+            let result = CLI.run(path + ["--help"])
+            #expect(result.code == 0 && result.out.first?.hasPrefix("OVERVIEW: ") == true, "\(path)")
+        }
+    }
+}
+
+func now() -> Int64 { Int64(Date().timeIntervalSince1970) }

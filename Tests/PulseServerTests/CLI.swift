@@ -1,0 +1,28 @@
+import Foundation
+import PulseServer
+
+/// Runs the pulse-server CLI in process and captures what it prints.
+enum CLI {
+    struct Result {
+        var code: Int32
+        var out: [String]
+        var err: [String]
+        var text: String { (out + err).joined(separator: "\n") }
+    }
+
+    static func run(_ arguments: [String]) -> Result {
+        let capture = Lines()
+        let code = ServerCommand.main(arguments, console: Console(out: { capture.add(out: $0) }, err: { capture.add(err: $0) }))
+        return Result(code: code, out: capture.out, err: capture.err)
+    }
+}
+
+final class Lines: @unchecked Sendable {
+    private let lock = NSLock()
+    private var outLines: [String] = []
+    private var errLines: [String] = []
+    func add(out line: String) { lock.withLock { outLines += line.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) } }
+    func add(err line: String) { lock.withLock { errLines += line.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) } }
+    var out: [String] { lock.withLock { outLines } }
+    var err: [String] { lock.withLock { errLines } }
+}
