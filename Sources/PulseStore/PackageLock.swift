@@ -5,15 +5,24 @@ import Foundation
 public final class PackageLock {
     private let fd: Int32
 
-    /// Takes the lock without waiting.
-    /// - Throws: `StoreError` if another process holds it or the lock file cannot be created.
-    public init(_ package: PulsePackage) throws {
+    /// Takes the lock, waiting at most `patience` seconds for it.
+    ///
+    /// The short wait is not for another build (that one may take minutes: we say so at once after the
+    /// wait) but for a lock that is already being released: a flock belongs to the open file description,
+    /// and a process that this one spawns at that moment (`posix_spawn` copies the descriptor table, and
+    /// `O_CLOEXEC` only closes it at `exec`) holds it for the microseconds until its `exec`.
+    /// - Throws: `StoreError` if another process still holds it, or the lock file cannot be created.
+    public init(_ package: PulsePackage, patience: Double = 1) throws {
         let path = package.lockURL.path
         fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw StoreError.system(package.root.path, "cannot create lock file", errno: errno) }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
-            close(fd)
-            throw StoreError(path: package.root.path, "another pulse-pack is working on this package")
+        let deadline = Date().addingTimeInterval(patience)
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR, Date() < deadline else {
+                close(fd)
+                throw StoreError(path: package.root.path, "another pulse-pack is working on this package")
+            }
+            usleep(10_000)
         }
     }
 
