@@ -36,7 +36,7 @@ let package = Package(
 
         // Safe wrappers: the only modules that import C or touch unsafe pointers.
         target("PulseCrypto", ["COpenSSL"]),
-        target("PulsePDF", ["CQPDF", "PulseCrypto"]),
+        target("PulsePDF", ["CQPDF", "CZlib", "PulseCrypto"]),
         target("PulseImage", ["CZlib"]),
         target("PulseHTTPServer", ["CMicroHTTPD"]),
         target("PulseSystem", []),
@@ -64,6 +64,7 @@ let package = Package(
         testTarget("PulseAgeTests", ["PulseAge", "PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine"]),
         testTarget("PulseOpsTests", ["PulseOps", "PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine"]),
         testTarget("PulseOriginTests", ["PulseOrigin", "PulseHTTPServer", "PulseCrypto", "PulseCommandLine"]),
+        testTarget("PulsePDFTests", ["PulsePDF", "PulseCrypto"]),
         testTarget("PulsePackTests", ["PulsePack", "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseAge"]),
     ],
     swiftLanguageModes: [.v6]

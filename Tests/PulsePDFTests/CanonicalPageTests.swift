@@ -1,0 +1,81 @@
+import Foundation
+import PulseCrypto
+import Testing
+
+@testable import PulsePDF
+
+/// A page's bytes depend on the page's own objects only: re-saving, re-assembling, deleting, moving or
+/// adding pages around it leaves it as it was, so its slide keeps its blob and phones download nothing
+/// again for it.
+struct CanonicalPageTests {
+    /// Each page's SHA-256 (hex, shortened): what a slide's blob follows from.
+    static func pages(_ pdf: [UInt8]) throws -> [String] {
+        let document = try PDFDocument(bytes: pdf, name: "deck.pdf")
+        return try (0..<document.pageCount).map { String(SHA256.hex(try document.page($0)).prefix(16)) }
+    }
+
+    /// `qpdf --empty --pages deck.pdf 1-5 deck.pdf 2 -- new.pdf`: every object renumbered, streams
+    /// rewritten as qpdf writes them, only the last page replaced (by a copy of page 2).
+    @Test func reassembledDeckChangesOnlyTheReplacedPage() throws {
+        let folder = try PDFTools.temporaryFolder()
+        let deck = SharedResourcesDeck.make()
+        let input = try PDFTools.write(deck, "deck.pdf", in: folder)
+        let resaved = try PDFTools.qpdf(deck, ["--empty", "--pages", input.path, "1-5", input.path, "2", "--", "OUT"], in: folder)
+        let before = try Self.pages(deck), after = try Self.pages(resaved)
+        #expect(after.count == 6)
+        for n in 0..<5 { #expect(after[n] == before[n], "page \(n + 1) changed") }
+        #expect(after[5] != before[5])
+        #expect(after[5] == before[1], "a copy of page 2 is written as page 2 is")
+    }
+
+    @Test func renumberedDeckGivesTheSamePages() throws {
+        let folder = try PDFTools.temporaryFolder()
+        for deck in [SharedResourcesDeck.make(), try PDFTools.fixture("three-pages.pdf")] {
+            let before = try Self.pages(deck)
+            // Objects renumbered and packed into object streams, a cross-reference stream instead of a table.
+            let packed = try PDFTools.qpdf(deck, ["--object-streams=generate", "IN", "OUT"], in: folder)
+            #expect(try Self.pages(packed) == before)
+            // Objects renumbered in another order (qpdf's linearized layout puts the first page first).
+            let linearized = try PDFTools.qpdf(deck, ["--linearize", "IN", "OUT"], in: folder)
+            #expect(try Self.pages(linearized) == before)
+        }
+    }
+
+    @Test func deletingPagesChangesNoOtherPage() throws {
+        let folder = try PDFTools.temporaryFolder()
+        let deck = SharedResourcesDeck.make()
+        let before = try Self.pages(deck)
+        let after = try Self.pages(try PDFTools.qpdf(deck, ["IN", "--pages", ".", "1,3-4,6", "--", "OUT"], in: folder))
+        #expect(after == [before[0], before[2], before[3], before[5]])
+    }
+
+    @Test func reorderingPagesChangesNoPage() throws {
+        let folder = try PDFTools.temporaryFolder()
+        let deck = SharedResourcesDeck.make()
+        let before = try Self.pages(deck)
+        let after = try Self.pages(try PDFTools.qpdf(deck, ["IN", "--pages", ".", "z-1", "--", "OUT"], in: folder))
+        #expect(after == before.reversed())
+    }
+
+    @Test func appendingPagesChangesNoOtherPage() throws {
+        let folder = try PDFTools.temporaryFolder()
+        let deck = SharedResourcesDeck.make()
+        let other = PDFTools.fixtures.appendingPathComponent("three-pages.pdf").path
+        let before = try Self.pages(deck), otherPages = try Self.pages(try PDFTools.fixture("three-pages.pdf"))
+        let after = try Self.pages(try PDFTools.qpdf(deck, ["IN", "--pages", ".", other, "--", "OUT"], in: folder))
+        #expect(after == before + otherPages)
+    }
+
+    /// No trace of the source's object numbers: every generation is 0 and objects are numbered from 1
+    /// without gaps, in one cross-reference section.
+    @Test func numbersComeFromThePageAlone() throws {
+        let document = try PDFDocument(bytes: SharedResourcesDeck.make(), name: "deck.pdf")
+        for page in try (0..<document.pageCount).map({ try document.page($0) }) {
+            let text = String(decoding: page, as: UTF8.self)
+            let headers = text.matches(of: /(?m)^(\d+) (\d+) obj$/).map { (Int($0.1)!, Int($0.2)!) }
+            #expect(headers.map(\.0) == Array(1...headers.count))
+            #expect(headers.allSatisfy { $0.1 == 0 })
+            #expect(text.contains("xref\n0 \(headers.count + 1)\n"))
+        }
+    }
+}
