@@ -7,13 +7,14 @@ extension PageWriter {
         if case let .glyphs(id) = reference { return try type3Template(id) }
         if let cached = templates[reference] { return cached }
         var template = ObjectTemplate()
+        cycleMet = false
         switch reference {
         case let .object(id): try writeObject(id, into: &template)
         case let .annotation(id): try writeAnnotation(objects.object(id), into: &template)
         case .page, .glyphs: preconditionFailure("written per page")
         }
         template.finish()
-        templates[reference] = template
+        if !cycleMet { templates[reference] = template }
         return template
     }
 
@@ -164,7 +165,8 @@ extension PageWriter {
                 guard let category = ResourceCategory(key: key) else { continue }
                 let entries = objects.value(resources, key)
                 guard objects.isDictionary(entries) else { continue }
-                let kept = objects.keys(entries).filter(names[category].contains)
+                // The names used, looked up one by one: a shared dictionary may have thousands of entries.
+                let kept = names[category].sorted { $0.lexicographicallyPrecedes($1) }.filter { objects.has(entries, $0) }
                 guard !kept.isEmpty else { continue }
                 Self.writeName(key, into: &template.bytes)
                 template.append("<<")
@@ -192,6 +194,7 @@ extension PageWriter {
             if names.count == codes.count { glyphs = Set(names) }
         }
         if let cached = type3Templates[id]?[glyphs] { return cached }
+        cycleMet = false
         let usage = try usage(ofType3: font, glyphs: glyphs)
         var template = ObjectTemplate()
         template.append("<<")
@@ -216,7 +219,7 @@ extension PageWriter {
         }
         template.append(">>")
         template.finish()
-        type3Templates[id, default: [:]][glyphs] = template
+        if !cycleMet { type3Templates[id, default: [:]][glyphs] = template }
         return template
     }
 

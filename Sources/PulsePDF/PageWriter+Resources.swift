@@ -60,9 +60,19 @@ extension PageWriter {
         let id = objects.isIndirect(holder) ? objects.id(of: holder) : nil
         if let id {
             if let cached = usages[id] { return cached }
-            guard analysing.insert(id).inserted else { return HolderUsage() }
+            guard analysing.insert(id).inserted else {
+                // Forms that draw each other (no viewer draws them): what this one adds is counted where
+                // the cycle started. That depends on where it started, so nothing on it is cached.
+                cycleMet = true
+                return HolderUsage()
+            }
         }
-        defer { if let id { analysing.remove(id) } }
+        let outer = cycleMet
+        cycleMet = false
+        defer {
+            if let id { analysing.remove(id) }
+            cycleMet = cycleMet || outer
+        }
         let usage: HolderUsage
         if objects.isStream(holder) {
             let resources = objects.value(objects.dictionary(of: holder), "/Resources")
@@ -70,7 +80,7 @@ extension PageWriter {
         } else {
             usage = try self.usage(ofType3: holder, glyphs: nil)
         }
-        if let id { usages[id] = usage }
+        if let id, !cycleMet { usages[id] = usage }
         return usage
     }
 
@@ -139,14 +149,12 @@ extension PageWriter {
                 }
             }
         }
+        // Looked up name by name: a shared resource dictionary may have thousands of entries.
         var unresolved = ResourceNames()
-        for category in ResourceCategory.allCases {
-            var present: Set<[UInt8]> = []
-            if hasResources {
-                let entries = objects.value(resources, category.key)
-                if objects.isDictionary(entries) { present = Set(objects.keys(entries)) }
-            }
-            for name in used[category] where !present.contains(name) && !ResourceNames.defaultColorSpaces.contains(name) {
+        for category in ResourceCategory.allCases where !used[category].isEmpty {
+            let entries = hasResources ? objects.value(resources, category.key) : resources
+            let isDictionary = hasResources && objects.isDictionary(entries)
+            for name in used[category] where !(isDictionary && objects.has(entries, name)) && !ResourceNames.defaultColorSpaces.contains(name) {
                 unresolved.insert(name, in: category)
             }
         }
@@ -159,14 +167,10 @@ extension PageWriter {
         guard !glyphs.byName.isEmpty else { return glyphs }
         var result = glyphs
         result.byName = [:]
-        var present: Set<[UInt8]> = []
-        var fonts = resources
-        if objects.isDictionary(resources) {
-            fonts = objects.value(resources, "/Font")
-            if objects.isDictionary(fonts) { present = Set(objects.keys(fonts)) }
-        }
+        let fonts = objects.isDictionary(resources) ? objects.value(resources, "/Font") : resources
+        let hasFonts = objects.isDictionary(resources) && objects.isDictionary(fonts)
         for (name, codes) in glyphs.byName {
-            guard present.contains(name) else {
+            guard hasFonts, objects.has(fonts, name) else {
                 result.byName[name, default: CodeSet()].formUnion(codes)
                 continue
             }

@@ -31,6 +31,8 @@ final class PageWriter {
     /// The resources each form, pattern or Type 3 font uses (see `PageWriter+Resources`).
     var usages: [ObjectID: HolderUsage] = [:]
     var analysing: Set<ObjectID> = []
+    /// Set when an analysis met a cycle of forms: its results depend on where it started and are not cached.
+    var cycleMet = false
     /// What each content stream uses.
     var scans: [ObjectID: ContentUse] = [:]
     /// Type 3 fonts cut down to the glyphs pages show, by the glyph names kept (nil: all).

@@ -51,6 +51,11 @@ struct QPDFObjects {
 
     func has(_ dictionary: qpdf_oh, _ key: String) -> Bool { qpdf_oh_has_key(qpdf, dictionary, key) != QPDF_FALSE }
 
+    func has(_ dictionary: qpdf_oh, _ key: [UInt8]) -> Bool {
+        (key + [0]).withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { qpdf_oh_has_key(qpdf, dictionary, $0.baseAddress) } }
+            != QPDF_FALSE
+    }
+
     /// The name's bytes (with the slash), or nil if `handle` is not a name.
     func name(_ handle: qpdf_oh) -> [UInt8]? {
         guard qpdf_oh_is_name(qpdf, handle) != QPDF_FALSE, let text = qpdf_oh_get_name(qpdf, handle) else { return nil }

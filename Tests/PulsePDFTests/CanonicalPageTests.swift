@@ -78,4 +78,26 @@ struct CanonicalPageTests {
             #expect(text.contains("xref\n0 \(headers.count + 1)\n"))
         }
     }
+
+    /// Forms that draw each other (broken, but possible): a page is written the same whichever pages
+    /// the document wrote before it (the pipeline's threads take pages in any order).
+    @Test func cyclicFormsAreWrittenTheSameInAnyPageOrder() throws {
+        var pdf = RawPDF()
+        pdf.add(1, "<</Type/Catalog/Pages 2 0 R>>")
+        pdf.add(2, "<</Type/Pages/Kids[3 0 R 4 0 R]/Count 2/MediaBox[0 0 100 100]>>")
+        let fonts = "/Font<</F1 10 0 R/F2 11 0 R>>"
+        pdf.add(3, "<</Type/Page/Parent 2 0 R/Contents 5 0 R/Resources<</XObject<</A 7 0 R>>\(fonts)>>>>")
+        pdf.add(4, "<</Type/Page/Parent 2 0 R/Contents 6 0 R/Resources<</XObject<</B 8 0 R>>\(fonts)>>>>")
+        pdf.addStream(5, text: "/A Do")
+        pdf.addStream(6, text: "/B Do")
+        pdf.addStream(7, "/Subtype/Form/BBox[0 0 1 1]/Resources<</XObject<</B 8 0 R>>>>", text: "/B Do BT /F1 1 Tf (a) Tj ET")
+        pdf.addStream(8, "/Subtype/Form/BBox[0 0 1 1]/Resources<</XObject<</A 7 0 R>>>>", text: "/A Do BT /F2 1 Tf (b) Tj ET")
+        pdf.add(10, "<</Type/Font/Subtype/Type1/BaseFont/Helvetica>>")
+        pdf.add(11, "<</Type/Font/Subtype/Type1/BaseFont/Courier>>")
+        let deck = pdf.bytes(root: 1)
+        let forwards = try PDFDocument(bytes: deck, name: "cycle.pdf"), backwards = try PDFDocument(bytes: deck, name: "cycle.pdf")
+        let first = try [forwards.page(0), forwards.page(1)].map(SHA256.hex)
+        let second = try [backwards.page(1), backwards.page(0)].map(SHA256.hex)
+        #expect(first == [second[1], second[0]])
+    }
 }
