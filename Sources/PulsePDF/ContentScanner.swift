@@ -125,20 +125,21 @@ enum ContentScanner {
         return (name, index)
     }
 
-    static func isWhitespace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x0a || byte == 0x0d || byte == 0x09 || byte == 0x0c || byte == 0x00
-    }
+    // Character classes (§7.2.2) as bit masks: the scanner tests every byte.
+    /// White space: NUL, TAB, LF, FF, CR, SPACE.
+    private static let whitespace: UInt64 = 0x1_0000_3601
+    /// White space and the delimiters below 64: `%`, `(`, `)`, `/`, `<`, `>`.
+    private static let notRegularBelow64: UInt64 = 0x5000_8321_0000_3601
+    /// Delimiters from 64 to 127: `[`, `]`, `{`, `}`.
+    private static let delimitersFrom64: UInt64 = 0x2800_0000_2800_0000
 
-    static func isDelimiter(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "["), UInt8(ascii: "]"),
-            UInt8(ascii: "{"), UInt8(ascii: "}"), UInt8(ascii: "/"), UInt8(ascii: "%"):
-            true
-        default: false
-        }
-    }
+    @inline(__always) static func isWhitespace(_ byte: UInt8) -> Bool { byte < 64 && (whitespace >> byte) & 1 != 0 }
 
-    static func isRegular(_ byte: UInt8) -> Bool { !isWhitespace(byte) && !isDelimiter(byte) }
+    @inline(__always) static func isRegular(_ byte: UInt8) -> Bool {
+        if byte < 64 { return (notRegularBelow64 >> byte) & 1 == 0 }
+        if byte < 128 { return (delimitersFrom64 >> (byte - 64)) & 1 == 0 }
+        return true
+    }
 
     static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
@@ -167,28 +168,82 @@ private struct Scanner {
     }
 
     mutating func scan() -> ContentUse? {
-        var lastName: [UInt8]?
+        var lastName: Range<Int>?  // the last name operand (read only if an operator uses it)
         var strings: [Range<Int>] = []  // string operands since the last operator, with their delimiters
         var font: [UInt8]?  // the font selected by Tf; nil: not selected here (the caller's)
+        var codes = CodeSet()  // shown with `font` since it was selected
         var saved: [[UInt8]?] = []  // q/Q: the font is part of the graphics state
+        // The last name recorded in each category: most content selects the same few again and again.
+        var recorded = [Range<Int>?](repeating: nil, count: ResourceCategory.allCases.count)
         var depth = 0  // inside arrays and dictionaries: operands, never operators
-        while index < bytes.count {
+        func select(_ next: [UInt8]?) {
+            guard next != font else { return }
+            if !codes.isEmpty {
+                if let font { shown[font, default: CodeSet()].formUnion(codes) } else { inherited.formUnion(codes) }
+                codes = CodeSet()
+            }
+            font = next
+        }
+        let count = bytes.count
+        while index < count {
             let byte = bytes[index]
+            if ContentScanner.isRegular(byte) {
+                let start = index
+                index += 1
+                while index < count, ContentScanner.isRegular(bytes[index]) { index += 1 }
+                guard depth == 0, Self.isOperator(byte) else { continue }
+                let word = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                if let action = Action(word) {
+                    let operand = lastName
+                    switch action {
+                    case let .name(category):
+                        guard let operand else { break }
+                        if let previous = recorded[category.rawValue], bytes[previous].elementsEqual(bytes[operand]) { break }
+                        names.insert(ContentScanner.readName(bytes, from: operand.lowerBound).name, in: category)
+                        recorded[category.rawValue] = operand
+                    case .selectFont:
+                        guard let operand else {
+                            select(nil)
+                            break
+                        }
+                        // Most text selects the font it already has: compare before making a name.
+                        if let font, bytes[operand].elementsEqual(font) { break }
+                        let name = ContentScanner.readName(bytes, from: operand.lowerBound).name
+                        names.insert(name, in: .font)
+                        select(name)
+                    case .setGraphicsState:
+                        if let operand { names.insert(ContentScanner.readName(bytes, from: operand.lowerBound).name, in: .extGState) }
+                        select(nil)  // a graphics state may carry a /Font
+                    case .inlineImage:
+                        guard inlineImage() else { return nil }
+                    case .save:
+                        saved.append(font)
+                    case .restore:
+                        select(saved.popLast() ?? nil)
+                    case .showText:
+                        for string in strings { show(string, into: &codes) }
+                    }
+                }
+                lastName = nil
+                if !strings.isEmpty { strings.removeAll(keepingCapacity: true) }
+                continue
+            }
             switch byte {
             case _ where ContentScanner.isWhitespace(byte):
                 index += 1
             case UInt8(ascii: "%"):
-                while index < bytes.count, bytes[index] != 0x0a, bytes[index] != 0x0d { index += 1 }
+                while index < count, bytes[index] != 0x0a, bytes[index] != 0x0d { index += 1 }
             case UInt8(ascii: "/"):
-                let (name, end) = ContentScanner.readName(bytes, from: index)
-                if depth == 0 { lastName = name }
-                index = end
+                let start = index
+                index += 1
+                while index < count, ContentScanner.isRegular(bytes[index]) { index += 1 }
+                if depth == 0 { lastName = start..<index }
             case UInt8(ascii: "("):
                 let start = index
                 guard skipLiteralString() else { return nil }
                 strings.append(start..<index)
             case UInt8(ascii: "<"):
-                if index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "<") {
+                if index + 1 < count, bytes[index + 1] == UInt8(ascii: "<") {
                     depth += 1
                     index += 2
                 } else {
@@ -197,7 +252,7 @@ private struct Scanner {
                     index = close + 1
                 }
             case UInt8(ascii: ">"):
-                guard index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: ">"), depth > 0 else { return nil }
+                guard index + 1 < count, bytes[index + 1] == UInt8(ascii: ">"), depth > 0 else { return nil }
                 depth -= 1
                 index += 2
             case UInt8(ascii: "["):
@@ -209,42 +264,20 @@ private struct Scanner {
                 index += 1
             case UInt8(ascii: "{"), UInt8(ascii: "}"):
                 index += 1
-            case UInt8(ascii: ")"):
+            default:  // ")" outside a string
                 return nil
-            default:
-                let start = index
-                while index < bytes.count, ContentScanner.isRegular(bytes[index]) { index += 1 }
-                guard depth == 0, Self.isOperator(bytes[start]) else { continue }
-                let word = UnsafeBufferPointer(rebasing: bytes[start..<index])
-                if let category = ResourceCategory.namedBy(operator: word), let name = lastName {
-                    names.insert(name, in: category)
-                }
-                switch Operator(word) {
-                case .inlineImage:
-                    guard inlineImage() else { return nil }
-                case .selectFont:
-                    font = lastName
-                case .setGraphicsState:
-                    font = nil  // a graphics state may carry a /Font
-                case .save:
-                    saved.append(font)
-                case .restore:
-                    font = saved.popLast() ?? nil
-                case .showText:
-                    for string in strings { show(string, font: font) }
-                case nil:
-                    break
-                }
-                lastName = nil
-                strings.removeAll(keepingCapacity: true)
             }
         }
         guard depth == 0 else { return nil }
+        select(nil)
         return ContentUse(names: names, glyphs: GlyphUse(byFont: [:], byName: shown, inherited: inherited, all: false))
     }
 
-    private enum Operator {
-        case inlineImage, selectFont, setGraphicsState, save, restore, showText
+    /// What an operator means to the scanner (PDF 32000-1 §8.2, §9.4.3).
+    private enum Action {
+        /// A resource operator other than Tf and gs: its last name operand names a resource.
+        case name(ResourceCategory)
+        case selectFont, setGraphicsState, inlineImage, save, restore, showText
 
         init?(_ word: UnsafeBufferPointer<UInt8>) {
             switch word.count {
@@ -257,10 +290,21 @@ private struct Scanner {
                 }
             case 2:
                 switch (word[0], word[1]) {
-                case (UInt8(ascii: "B"), UInt8(ascii: "I")): self = .inlineImage
                 case (UInt8(ascii: "T"), UInt8(ascii: "f")): self = .selectFont
                 case (UInt8(ascii: "g"), UInt8(ascii: "s")): self = .setGraphicsState
                 case (UInt8(ascii: "T"), UInt8(ascii: "j")), (UInt8(ascii: "T"), UInt8(ascii: "J")): self = .showText
+                case (UInt8(ascii: "B"), UInt8(ascii: "I")): self = .inlineImage
+                case (UInt8(ascii: "D"), UInt8(ascii: "o")): self = .name(.xObject)
+                case (UInt8(ascii: "s"), UInt8(ascii: "h")): self = .name(.shading)
+                case (UInt8(ascii: "c"), UInt8(ascii: "s")), (UInt8(ascii: "C"), UInt8(ascii: "S")): self = .name(.colorSpace)
+                case (UInt8(ascii: "D"), UInt8(ascii: "P")): self = .name(.properties)
+                default: return nil
+                }
+            case 3:
+                switch (word[0], word[1], word[2]) {
+                case (UInt8(ascii: "s"), UInt8(ascii: "c"), UInt8(ascii: "n")), (UInt8(ascii: "S"), UInt8(ascii: "C"), UInt8(ascii: "N")):
+                    self = .name(.pattern)
+                case (UInt8(ascii: "B"), UInt8(ascii: "D"), UInt8(ascii: "C")): self = .name(.properties)
                 default: return nil
                 }
             default:
@@ -269,9 +313,8 @@ private struct Scanner {
         }
     }
 
-    /// Records the codes of a string operand (`(…)` or `<…>`, delimiters included).
-    private mutating func show(_ string: Range<Int>, font: [UInt8]?) {
-        var codes = CodeSet()
+    /// Adds the codes of a string operand (`(…)` or `<…>`, delimiters included) to `codes`.
+    private func show(_ string: Range<Int>, into codes: inout CodeSet) {
         if bytes[string.lowerBound] == UInt8(ascii: "<") {
             var high: UInt8?
             for position in string.dropFirst().dropLast() {
@@ -315,7 +358,6 @@ private struct Scanner {
                 }
             }
         }
-        if let font { shown[font, default: CodeSet()].formUnion(codes) } else { inherited.formUnion(codes) }
     }
 
     /// Numbers start with a digit, a sign or a point; `true`, `false` and `null` are operands too.

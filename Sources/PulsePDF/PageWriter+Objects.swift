@@ -86,9 +86,29 @@ extension PageWriter {
     /// deck re-saved by qpdf (or split, merged, reordered with it) comes out in the same bytes.
     private func streamData(_ stream: qpdf_oh) throws -> (data: [UInt8], recompressed: Bool) {
         let filter = objects.value(objects.dictionary(of: stream), "/Filter")
-        if objects.isName(filter, "/FlateDecode") || objects.isName(filter, "/Fl") { return (try objects.rawData(stream), false) }
+        if objects.isName(filter, "/FlateDecode") || objects.isName(filter, "/Fl") { return (try stored(stream), false) }
+        if qpdf_oh_is_null(objects.qpdf, filter) != QPDF_FALSE { return (Deflate.compress(try stored(stream)), true) }
         guard let decoded = try objects.decodedDataIfPossible(stream) else { return (try objects.rawData(stream), false) }
         return (Deflate.compress(decoded), true)
+    }
+
+    /// A stream's data as stored, read once per page even when its content was decoded first.
+    private func stored(_ stream: qpdf_oh) throws -> [UInt8] {
+        try storedData.removeValue(forKey: objects.id(of: stream)) ?? objects.rawData(stream)
+    }
+
+    /// A content stream's bytes, decoded. Flate without a predictor (nearly every content stream) is
+    /// inflated here, and the stored bytes kept for the stream's template; qpdf decodes anything else.
+    func content(of stream: qpdf_oh) throws -> [UInt8] {
+        let dictionary = objects.dictionary(of: stream)
+        let filter = objects.value(dictionary, "/Filter")
+        let isFlate = objects.isName(filter, "/FlateDecode") || objects.isName(filter, "/Fl")
+        guard isFlate || qpdf_oh_is_null(objects.qpdf, filter) != QPDF_FALSE else { return try objects.decodedData(stream) }
+        let data = try objects.rawData(stream)
+        storedData[objects.id(of: stream)] = data
+        guard isFlate else { return data }
+        if !objects.has(dictionary, "/DecodeParms"), let inflated = inflater.inflate(data) { return inflated }
+        return try objects.decodedData(stream)
     }
 
     /// A value; an indirect one becomes a reference slot (or `null` for the page tree and catalog).

@@ -34,7 +34,7 @@ extension PageWriter {
         var content: [UInt8] = []
         let contents = objects.value(page, "/Contents")
         for stream in objects.isArray(contents) ? objects.items(contents) : [contents] where objects.isStream(stream) {
-            content += try objects.decodedData(stream)
+            content += try self.content(of: stream)
             content.append(0x0a)
         }
         let resources = objects.value(page, "/Resources")
@@ -105,7 +105,7 @@ extension PageWriter {
     private func use(of stream: qpdf_oh, resources: qpdf_oh) throws -> ContentUse {
         let id = objects.id(of: stream)
         if let cached = scans[id] { return cached }
-        let use = ContentScanner.use(of: try objects.decodedData(stream)) { self.components(ofColorSpace: $0, in: resources) }
+        let use = ContentScanner.use(of: try content(of: stream)) { self.components(ofColorSpace: $0, in: resources) }
         scans[id] = use
         return use
     }
@@ -128,34 +128,40 @@ extension PageWriter {
     }
 
     /// `use` completed with what the holders it reaches leave unresolved, until nothing new comes.
+    /// Each name is looked up once, on its own: a shared resource dictionary may have thousands of
+    /// entries, and each qpdf call costs about a thousand instructions.
     private func usage(of use: ContentUse, resources: qpdf_oh) throws -> HolderUsage {
         var used = use.names
         for name in ResourceNames.defaultColorSpaces { used.insert(name, in: .colorSpace) }
+        var looked = ResourceNames()
+        var unresolved = ResourceNames()
+        var glyphs = use.glyphs
+        glyphs.byName = [:]
         let hasResources = objects.isDictionary(resources)
-        var glyphs = resolved(use.glyphs, in: resources)
-        var visited: Set<ObjectID> = []
-        var grew = hasResources
+        var entries: [ResourceCategory: qpdf_oh?] = [:]
+        var grew = true
         while grew {
             grew = false
-            for category in [ResourceCategory.xObject, .pattern, .font, .extGState] {
-                let entries = objects.value(resources, category.key)
-                guard objects.isDictionary(entries) else { continue }
-                for name in used[category].sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-                    guard let child = childHolder(objects.value(entries, name), category), visited.insert(objects.id(of: child)).inserted
-                    else { continue }
-                    let usage = try usage(ofHolder: child)
+            for category in ResourceCategory.allCases {
+                for name in used[category].subtracting(looked[category]).sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+                    looked.insert(name, in: category)
+                    let codes = category == .font ? use.glyphs.byName[name] : nil
+                    if entries[category] == nil {
+                        let dictionary = hasResources ? objects.value(resources, category.key) : resources
+                        entries[category] = .some(hasResources && objects.isDictionary(dictionary) ? dictionary : nil)
+                    }
+                    let value = entries[category]!.map { objects.value($0, name) }
+                    guard let value, qpdf_oh_is_null(objects.qpdf, value) == QPDF_FALSE else {
+                        if !ResourceNames.defaultColorSpaces.contains(name) { unresolved.insert(name, in: category) }
+                        if let codes { glyphs.byName[name, default: CodeSet()].formUnion(codes) }
+                        continue
+                    }
+                    guard let child = childHolder(value, category) else { continue }
+                    if let codes, category == .font { glyphs.byFont[child, default: CodeSet()].formUnion(codes) }
+                    let usage = try usage(ofHolder: objects.object(child))
                     if used.formUnion(usage.unresolved) { grew = true }
                     glyphs.formUnion(resolved(usage.glyphs, in: resources))
                 }
-            }
-        }
-        // Looked up name by name: a shared resource dictionary may have thousands of entries.
-        var unresolved = ResourceNames()
-        for category in ResourceCategory.allCases where !used[category].isEmpty {
-            let entries = hasResources ? objects.value(resources, category.key) : resources
-            let isDictionary = hasResources && objects.isDictionary(entries)
-            for name in used[category] where !(isDictionary && objects.has(entries, name)) && !ResourceNames.defaultColorSpaces.contains(name) {
-                unresolved.insert(name, in: category)
             }
         }
         return HolderUsage(kept: used, unresolved: unresolved, glyphs: glyphs)
@@ -170,42 +176,45 @@ extension PageWriter {
         let fonts = objects.isDictionary(resources) ? objects.value(resources, "/Font") : resources
         let hasFonts = objects.isDictionary(resources) && objects.isDictionary(fonts)
         for (name, codes) in glyphs.byName {
-            guard hasFonts, objects.has(fonts, name) else {
+            let font = hasFonts ? objects.value(fonts, name) : fonts
+            if !hasFonts || qpdf_oh_is_null(objects.qpdf, font) != QPDF_FALSE {
                 result.byName[name, default: CodeSet()].formUnion(codes)
-                continue
-            }
-            // A Type 3 font written in place is written whole (see writeDictionary): no codes needed.
-            let font = objects.value(fonts, name)
-            if objects.isIndirect(font), objects.isDictionary(font), objects.isName(objects.value(font, "/Subtype"), "/Type3") {
-                result.byFont[objects.id(of: font), default: CodeSet()].formUnion(codes)
+            } else if let type3 = childHolder(font, .font) {
+                // A Type 3 font written in place is written whole (see writeDictionary): no codes needed.
+                result.byFont[type3, default: CodeSet()].formUnion(codes)
             }
         }
         return result
     }
 
-    /// The holder of content a resource is, if any: forms, patterns and soft-mask groups are streams
-    /// (so indirect); a Type 3 font written in place is left out (its names stay its own).
-    private func childHolder(_ value: qpdf_oh, _ category: ResourceCategory) -> qpdf_oh? {
-        let child: qpdf_oh
+    /// The holder of content a resource is, if any: a form, a tiling pattern, a Type 3 font, the
+    /// soft-mask group of a graphics state. Forms, patterns and groups are streams (so indirect); a Type 3
+    /// font written in place is left out (its names stay its own). Decided once per object.
+    private func childHolder(_ value: qpdf_oh, _ category: ResourceCategory) -> ObjectID? {
+        guard category == .xObject || category == .pattern || category == .font || category == .extGState else { return nil }
+        guard objects.isIndirect(value) else { return category == .extGState ? maskGroup(value) : nil }
+        let id = objects.id(of: value)
+        if let known = childHolders[id] { return known }
+        var child: ObjectID?
         switch category {
         case .xObject:
-            guard objects.isStream(value), objects.isName(objects.value(objects.dictionary(of: value), "/Subtype"), "/Form") else { return nil }
-            child = value
+            if objects.isStream(value), objects.isName(objects.value(objects.dictionary(of: value), "/Subtype"), "/Form") { child = id }
         case .pattern:
-            guard objects.isStream(value), objects.integer(objects.value(objects.dictionary(of: value), "/PatternType")) == 1 else { return nil }
-            child = value
+            if objects.isStream(value), objects.integer(objects.value(objects.dictionary(of: value), "/PatternType")) == 1 { child = id }
         case .font:
-            guard objects.isDictionary(value), objects.isName(objects.value(value, "/Subtype"), "/Type3") else { return nil }
-            child = value
-        case .extGState:
-            guard objects.isDictionary(value) else { return nil }
-            let mask = objects.value(value, "/SMask")
-            guard objects.isDictionary(mask) else { return nil }
-            child = objects.value(mask, "/G")
-            guard objects.isStream(child) else { return nil }
+            if target(id, value) == .type3Font { child = id }
         default:
-            return nil
+            child = maskGroup(value)
         }
-        return objects.isIndirect(child) ? child : nil
+        childHolders[id] = child
+        return child
+    }
+
+    private func maskGroup(_ graphicsState: qpdf_oh) -> ObjectID? {
+        guard objects.isDictionary(graphicsState) else { return nil }
+        let mask = objects.value(graphicsState, "/SMask")
+        guard objects.isDictionary(mask) else { return nil }
+        let group = objects.value(mask, "/G")
+        return objects.isStream(group) && objects.isIndirect(group) ? objects.id(of: group) : nil
     }
 }

@@ -35,12 +35,17 @@ final class PageWriter {
     var cycleMet = false
     /// What each content stream uses.
     var scans: [ObjectID: ContentUse] = [:]
+    /// The holder of content each resource is (a form, pattern, Type 3 font, soft-mask group), or nil.
+    var childHolders: [ObjectID: ObjectID?] = [:]
     /// Type 3 fonts cut down to the glyphs pages show, by the glyph names kept (nil: all).
     var type3Templates: [ObjectID: [Set<[UInt8]>?: ObjectTemplate]] = [:]
     /// Each Type 3 font's encoding: code → glyph name (nil: not a complete /Differences encoding).
     var type3Encodings: [ObjectID: [UInt8: [UInt8]]?] = [:]
     /// The Type 3 glyphs the page being written shows.
     var pageGlyphs = GlyphUse()
+    let inflater = Inflater()
+    /// Stream data read to decode content, kept until the stream's template is made (on the same page).
+    var storedData: [ObjectID: [UInt8]] = [:]
     /// Optional content groups met while serializing: a page that reaches one gets `/OCProperties`.
     var optionalContentGroups: Set<ObjectID> = []
     /// Optional content groups the document's default configuration hides.
@@ -72,7 +77,10 @@ final class PageWriter {
 
     /// Page `index` as a standalone one-page PDF.
     func write(page index: Int) throws -> [UInt8] {
-        defer { qpdf_oh_release_all(objects.qpdf) }
+        defer {
+            qpdf_oh_release_all(objects.qpdf)
+            storedData.removeAll(keepingCapacity: true)
+        }
         let page = qpdf_get_page_n(objects.qpdf, index)
         guard objects.isDictionary(page), objects.isIndirect(page) else {
             throw PDFError.damaged("page \(index + 1) is not a page dictionary")

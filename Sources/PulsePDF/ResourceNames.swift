@@ -3,47 +3,15 @@ enum ResourceCategory: Int, CaseIterable {
     case font, xObject, extGState, colorSpace, pattern, shading, properties
 
     /// The key of this category in a resource dictionary, as qpdf spells keys (with the slash).
-    var key: [UInt8] {
-        switch self {
-        case .font: Array("/Font".utf8)
-        case .xObject: Array("/XObject".utf8)
-        case .extGState: Array("/ExtGState".utf8)
-        case .colorSpace: Array("/ColorSpace".utf8)
-        case .pattern: Array("/Pattern".utf8)
-        case .shading: Array("/Shading".utf8)
-        case .properties: Array("/Properties".utf8)
-        }
-    }
+    var key: [UInt8] { Self.keys[rawValue] }
+
+    private static let keys = ["/Font", "/XObject", "/ExtGState", "/ColorSpace", "/Pattern", "/Shading", "/Properties"].map { Array($0.utf8) }
+    private static let byKey = Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, ResourceCategory(rawValue: $0)!) })
 
     /// The category whose sub-dictionary of `/Resources` has this key.
     init?(key: [UInt8]) {
-        guard let category = Self.allCases.first(where: { $0.key == key }) else { return nil }
+        guard let category = Self.byKey[key] else { return nil }
         self = category
-    }
-
-    /// The category whose resource `operator` names with its last name operand (PDF 32000-1 §7.8.3).
-    static func namedBy(operator op: UnsafeBufferPointer<UInt8>) -> ResourceCategory? {
-        switch op.count {
-        case 2:
-            let a = op[0], b = op[1]
-            switch (a, b) {
-            case (UInt8(ascii: "T"), UInt8(ascii: "f")): return .font
-            case (UInt8(ascii: "D"), UInt8(ascii: "o")): return .xObject
-            case (UInt8(ascii: "g"), UInt8(ascii: "s")): return .extGState
-            case (UInt8(ascii: "s"), UInt8(ascii: "h")): return .shading
-            case (UInt8(ascii: "c"), UInt8(ascii: "s")), (UInt8(ascii: "C"), UInt8(ascii: "S")): return .colorSpace
-            case (UInt8(ascii: "D"), UInt8(ascii: "P")): return .properties
-            default: return nil
-            }
-        case 3:
-            switch (op[0], op[1], op[2]) {
-            case (UInt8(ascii: "s"), UInt8(ascii: "c"), UInt8(ascii: "n")), (UInt8(ascii: "S"), UInt8(ascii: "C"), UInt8(ascii: "N")): return .pattern
-            case (UInt8(ascii: "B"), UInt8(ascii: "D"), UInt8(ascii: "C")): return .properties
-            default: return nil
-            }
-        default:
-            return nil
-        }
     }
 }
 
@@ -56,8 +24,7 @@ struct ResourceNames: Equatable {
     static let defaultColorSpaces: [[UInt8]] = ["/DefaultGray", "/DefaultRGB", "/DefaultCMYK"].map { Array($0.utf8) }
 
     subscript(category: ResourceCategory) -> Set<[UInt8]> {
-        get { sets[category.rawValue] }
-        set { sets[category.rawValue] = newValue }
+        sets[category.rawValue]
     }
 
     var isEmpty: Bool { sets.allSatisfy(\.isEmpty) }
