@@ -99,16 +99,24 @@ extension PageWriter {
 
     /// A content stream's bytes, decoded. Flate without a predictor (nearly every content stream) is
     /// inflated here, and the stored bytes kept for the stream's template; qpdf decodes anything else.
+    ///
+    /// Content that cannot be decoded draws nothing in a viewer beyond what it could decode: a damaged
+    /// Flate stream counts for what inflates before the damage (what viewers draw), any other for nothing.
+    /// So its page keeps the resources that part names, and the page is written, not refused.
     func content(of stream: qpdf_oh) throws -> [UInt8] {
         let dictionary = objects.dictionary(of: stream)
         let filter = objects.value(dictionary, "/Filter")
         let isFlate = objects.isName(filter, "/FlateDecode") || objects.isName(filter, "/Fl")
-        guard isFlate || qpdf_oh_is_null(objects.qpdf, filter) != QPDF_FALSE else { return try objects.decodedData(stream) }
+        guard isFlate || qpdf_oh_is_null(objects.qpdf, filter) != QPDF_FALSE else {
+            return (try? objects.decodedData(stream)) ?? []
+        }
         let data = try objects.rawData(stream)
         storedData[objects.id(of: stream)] = data
         guard isFlate else { return data }
-        if !objects.has(dictionary, "/DecodeParms"), let inflated = inflater.inflate(data) { return inflated }
-        return try objects.decodedData(stream)
+        let predicted = objects.has(dictionary, "/DecodeParms")
+        if !predicted, let inflated = inflater.inflate(data) { return inflated }
+        if let decoded = try? objects.decodedData(stream) { return decoded }
+        return predicted ? [] : inflater.inflate(data, partial: true) ?? []
     }
 
     /// A value; an indirect one becomes a reference slot (or `null` for the page tree and catalog).

@@ -86,36 +86,31 @@ final class PageWriter {
             throw PDFError.damaged("page \(index + 1) is not a page dictionary")
         }
         currentPage = objects.id(of: page)
-        do {
-            let pageTemplate = try template(ofPage: page)
-            // Breadth-first from the page: a number for each object when its first reference is met.
-            var numbers: [Reference: Int] = [:]
-            var order: [ObjectTemplate] = [pageTemplate]
-            var references: [Reference] = [.page(currentPage)]
-            var next = 0
-            while next < order.count {
-                for slot in order[next].slots where numbers[slot.reference] == nil {
-                    if case .page = slot.reference { continue }
-                    numbers[slot.reference] = Self.firstObjectNumber + order.count - 1
-                    order.append(try template(slot.reference))
-                    references.append(slot.reference)
-                }
-                next += 1
+        let pageTemplate = try template(ofPage: page)
+        // Breadth-first from the page: a number for each object when its first reference is met.
+        var numbers: [Reference: Int] = [:]
+        var order: [ObjectTemplate] = [pageTemplate]
+        var references: [Reference] = [.page(currentPage)]
+        var next = 0
+        while next < order.count {
+            for slot in order[next].slots where numbers[slot.reference] == nil {
+                if case .page = slot.reference { continue }
+                numbers[slot.reference] = Self.firstObjectNumber + order.count - 1
+                order.append(try template(slot.reference))
+                references.append(slot.reference)
             }
-            numbers[.page(currentPage)] = Self.pageNumber
-            let groups = references.compactMap { reference -> Int? in
-                if case let .object(id) = reference, optionalContentGroups.contains(id) { return numbers[reference] }
-                return nil
-            }
-            let hidden = references.compactMap { reference -> Int? in
-                if case let .object(id) = reference, optionalContentGroups.contains(id), hiddenGroups.contains(id) { return numbers[reference] }
-                return nil
-            }
-            return assemble(order, numbers: numbers, catalog: Self.catalog(groups: groups, hidden: hidden))
-        } catch let error as PDFError {
-            guard case let .damaged(detail) = error else { throw error }
-            throw PDFError.damaged("page \(index + 1): \(detail)")
+            next += 1
         }
+        numbers[.page(currentPage)] = Self.pageNumber
+        let groups = references.compactMap { reference -> Int? in
+            if case let .object(id) = reference, optionalContentGroups.contains(id) { return numbers[reference] }
+            return nil
+        }
+        let hidden = references.compactMap { reference -> Int? in
+            if case let .object(id) = reference, optionalContentGroups.contains(id), hiddenGroups.contains(id) { return numbers[reference] }
+            return nil
+        }
+        return assemble(order, numbers: numbers, catalog: Self.catalog(groups: groups, hidden: hidden))
     }
 
     static let catalogNumber = 1, pageTreeNumber = 2, pageNumber = 3, firstObjectNumber = 4

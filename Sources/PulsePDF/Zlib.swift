@@ -33,8 +33,9 @@ final class Inflater {
         if ready { inflateEnd(&stream) }
     }
 
-    /// The inflated bytes, or nil if `data` is not one complete zlib stream.
-    func inflate(_ data: [UInt8]) -> [UInt8]? {
+    /// The inflated bytes, or nil if `data` is not one complete zlib stream (with `partial`: the bytes
+    /// inflated before the data ended or went wrong, as viewers draw what they could inflate).
+    func inflate(_ data: [UInt8], partial: Bool = false) -> [UInt8]? {
         guard ready, inflateReset(&stream) == Z_OK else { return nil }
         var out = [UInt8](repeating: 0, count: max(1024, data.count * 4))
         var produced = 0
@@ -56,7 +57,7 @@ final class Inflater {
         }
         stream.next_in = nil
         stream.next_out = nil
-        guard status == Z_STREAM_END else { return nil }
+        guard status == Z_STREAM_END || partial else { return nil }
         out.removeLast(out.count - produced)
         return out
     }

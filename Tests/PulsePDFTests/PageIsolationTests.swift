@@ -63,4 +63,33 @@ struct PageIsolationTests {
         #expect(!PDFTools.contains(second, "PAGE-ONE-TEXT"))
         #expect(PDFTools.contains(third, "SECRET-PAGE-THREE") && !PDFTools.contains(third, "SECRET-PAGE-TWO"))
     }
+
+    /// Content that cannot be decoded to its end draws what a viewer can decode: its page is written
+    /// (not refused) with the resources that part names, and nothing else.
+    @Test func damagedContentKeepsWhatItsReadablePartNames() throws {
+        var pdf = RawPDF()
+        pdf.add(1, "<</Type/Catalog/Pages 2 0 R>>")
+        pdf.add(2, "<</Type/Pages/Kids[3 0 R 4 0 R 8 0 R]/Count 3/MediaBox[0 0 100 100]/Resources 5 0 R>>")
+        pdf.add(5, "<</XObject<</Im1 11 0 R/Im2 12 0 R/Im3 13 0 R>>>>")
+        for n in 1...3 {
+            pdf.addStream(10 + n, "/Subtype/Image/Width 2/Height 2/ColorSpace/DeviceGray/BitsPerComponent 8", data: SharedResourcesDeck.image(n))
+        }
+        // Page 1: a wrong checksum after the whole content; page 2: cut after its first image; page 3: not
+        // zlib data at all (viewers draw nothing).
+        var checksummed = Zlib.stored(Array("q 50 0 0 50 0 0 cm /Im1 Do Q".utf8))
+        checksummed[checksummed.count - 1] ^= 0xff
+        let cut = Array(Zlib.stored(Array("q 50 0 0 50 0 0 cm /Im2 Do Q q 50 0 0 50 50 50 cm /Im3 Do Q".utf8)).prefix(40))
+        pdf.add(3, "<</Type/Page/Parent 2 0 R/Contents 6 0 R>>")
+        pdf.add(4, "<</Type/Page/Parent 2 0 R/Contents 7 0 R>>")
+        pdf.addStream(6, "/Filter/FlateDecode", data: checksummed)
+        pdf.addStream(7, "/Filter/FlateDecode", data: cut)
+        pdf.add(8, "<</Type/Page/Parent 2 0 R/Contents 9 0 R>>")
+        pdf.addStream(9, "/Filter/FlateDecode", text: "/Im3 Do, not deflated")
+        let folder = try PDFTools.temporaryFolder()
+        let document = try PDFDocument(bytes: pdf.bytes(root: 1), name: "damaged.pdf")
+        let image = { (n: Int) in Data(SharedResourcesDeck.image(n)).base64EncodedString() }
+        #expect(try Inventory(try document.page(0), in: folder).images == [image(1)])
+        #expect(try Inventory(try document.page(1), in: folder).images == [image(2)])
+        #expect(try Inventory(try document.page(2), in: folder).images == [])
+    }
 }
