@@ -179,35 +179,44 @@ extension PageWriter {
     }
 
     /// A resource dictionary, written in place (a shared one is pruned differently for each user): the
-    /// entries of each category that `names` holds, `/ProcSet`, nothing else.
+    /// entries of each category that `names` holds, `/ProcSet`, nothing else. Looked up name by name: a
+    /// shared dictionary may have thousands of entries, and each qpdf call costs about a thousand
+    /// instructions.
     func writeResources(_ resources: qpdf_oh, keeping names: ResourceNames, into template: inout ObjectTemplate) throws {
         template.append("<<")
         if objects.isDictionary(resources) {
-            for key in objects.keys(resources) {
-                if key == Array("/ProcSet".utf8) {
+            var sections: [(key: [UInt8], category: ResourceCategory?)] = [(Self.procSet, nil)]
+            sections += ResourceCategory.allCases.filter { !names[$0].isEmpty }.map { ($0.key, $0) }
+            for (key, category) in sections.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
+                guard let category else {
+                    let procSet = objects.value(resources, key)
+                    guard qpdf_oh_is_null(objects.qpdf, procSet) == QPDF_FALSE else { continue }
                     Self.writeName(key, into: &template.bytes)
                     template.append(" ")
-                    try writeValue(objects.value(resources, key), into: &template)
+                    try writeValue(procSet, into: &template)
                     continue
                 }
-                guard let category = ResourceCategory(key: key) else { continue }
                 let entries = objects.value(resources, key)
                 guard objects.isDictionary(entries) else { continue }
-                // The names used, looked up one by one: a shared dictionary may have thousands of entries.
-                let kept = names[category].sorted { $0.lexicographicallyPrecedes($1) }.filter { objects.has(entries, $0) }
+                let kept = names[category].sorted { $0.lexicographicallyPrecedes($1) }.compactMap { name -> ([UInt8], qpdf_oh)? in
+                    let value = objects.value(entries, name)
+                    return qpdf_oh_is_null(objects.qpdf, value) == QPDF_FALSE ? (name, value) : nil
+                }
                 guard !kept.isEmpty else { continue }
                 Self.writeName(key, into: &template.bytes)
                 template.append("<<")
-                for name in kept {
+                for (name, value) in kept {
                     Self.writeName(name, into: &template.bytes)
                     template.append(" ")
-                    try writeValue(objects.value(entries, name), into: &template)
+                    try writeValue(value, into: &template)
                 }
                 template.append(">>")
             }
         }
         template.append(">>")
     }
+
+    private static let procSet = Array("/ProcSet".utf8)
 
     // MARK: - Type 3 fonts
 
