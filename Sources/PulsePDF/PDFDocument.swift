@@ -34,25 +34,25 @@ public final class PDFDocument {
         self.handle = handle
     }
 
-    /// Page `index` (from 0) as a standalone one-page PDF. Written by `PageWriter`; a page it cannot
-    /// write (an object it does not know how to copy) is written by qpdf's own copy-and-write instead.
+    /// Page `index` (from 0) as a standalone one-page PDF carrying only what the page draws, in a
+    /// canonical form: the same page gives the same bytes whatever else the document holds and however
+    /// it is numbered (see `PageWriter` and `PageIsolation`).
+    /// - Throws: `PDFError.damaged` when the page or an object it draws cannot be read. There is no
+    ///   fallback to another writer: any other way of writing the page would not isolate it.
     public func page(_ index: Int) throws -> [UInt8] {
         precondition(index >= 0 && index < pageCount, "page index out of range")
-        do {
-            return try pageWrittenByPageWriter(index)
-        } catch {
-            return try pageWrittenByQPDF(index)
-        }
+        return try writer.write(page: index)
     }
 
-    /// Page `index` written by `PageWriter` alone (no fallback).
+    /// Page `index` written by `PageWriter` (what `page(_:)` returns).
     func pageWrittenByPageWriter(_ index: Int) throws -> [UInt8] {
         try writer.write(page: index)
     }
 
     private lazy var writer = PageWriter(qpdf: handle.pointer, pageCount: pageCount)
 
-    /// Page `index` written by qpdf's own copy-and-write (slower; kept to compare against).
+    /// Page `index` written by qpdf's own copy-and-write, unpruned (slower; kept to compare against: it
+    /// renders as the page does in the whole document).
     func pageWrittenByQPDF(_ index: Int) throws -> [UInt8] {
         precondition(index >= 0 && index < pageCount, "page index out of range")
         defer { qpdf_oh_release_all(handle.pointer) }

@@ -7,13 +7,13 @@ UNTYPED = "--untyped" in sys.argv  # page 3 without /Type /Page: isolation must 
 def page(content, annots=b"", typed=True):
     kind = b"/Type /Page " if typed else b""
     return b"<< " + kind + b"/Parent 2 0 R /Contents " + str(content).encode() + b" 0 R " + annots + b">>"
-# A name that is not UTF-8 (#e9 is one byte): it must be copied byte for byte.
-objs[3] = page(6, b"/Annots [<< /Type /Annot /Subtype /Link /Rect [0 0 50 50] /Dest [5 0 R /Fit] >>] /PieceInfo << /Caf#e9 (latin-1 name) >> ")
+# A name that is not UTF-8 (#e9 is one byte), a graphics state the content uses: copied byte for byte.
+objs[3] = page(6, b"/Annots [<< /Type /Annot /Subtype /Link /Rect [0 0 50 50] /Dest [5 0 R /Fit] >>] /Resources << /ExtGState << /Caf#e9 << /CA 1 >> >> >> ")
 objs[4] = page(7)
 objs[5] = page(8, typed=not UNTYPED)
 def stream(text):
     return b"<< /Length " + str(len(text)).encode() + b" >>\nstream\n" + text + b"\nendstream"
-objs[6] = stream(b"BT (PAGE-ONE-TEXT) Tj ET")
+objs[6] = stream(b"/Caf#e9 gs BT (PAGE-ONE-TEXT) Tj ET")
 objs[7] = stream(b"BT (SECRET-PAGE-TWO) Tj ET")
 objs[8] = stream(b"BT (SECRET-PAGE-THREE) Tj ET")
 objs[9] = b"<< /Type /Outlines /First 10 0 R /Last 10 0 R /Count 1 >>"
