@@ -18,8 +18,8 @@ public final class HTTPServer: @unchecked Sendable {
     let responder: any HTTPResponder
     let tracker: ConnectionTracker
     let errors: ServerResponses
-    /// Lowercase names of the headers collected for the responder.
-    let wantedHeaders: [String]
+    /// The headers collected for the responder.
+    let wantedHeaders: [WantedHeader]
     let inFlight = Atomic<Int>(0)
     private let stopped = Mutex(false)
     // Set once in init, then only read; libmicrohttpd is thread-safe for the calls made on it.
@@ -36,7 +36,7 @@ public final class HTTPServer: @unchecked Sendable {
         self.configuration = configuration
         self.responder = responder
         self.daemon = nil
-        self.wantedHeaders = configuration.requestHeaders.map { $0.lowercased() }
+        self.wantedHeaders = configuration.requestHeaders.map(WantedHeader.init)
         self.errors = ServerResponses()
         let second: UInt64 = 1_000_000_000
         self.tracker = ConnectionTracker(limits: .init(

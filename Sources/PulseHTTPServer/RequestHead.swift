@@ -29,11 +29,10 @@ struct RequestHead {
     /// (the URI as libmicrohttpd passed it to the URI log callback, before it decoded anything) and `version` are
     /// the pointers libmicrohttpd passes to the access handler; `targetLength` is how long the URI was then.
     static func check(
-        _ connection: OpaquePointer, method: UnsafePointer<CChar>, target: UnsafePointer<CChar>, targetLength: Int,
-        version: UnsafePointer<CChar>, targetBytes: [UInt8], wanted: [String]
+        _ connection: OpaquePointer, headerSize: Int, method: UnsafePointer<CChar>, target: UnsafePointer<CChar>,
+        targetLength: Int, version: UnsafePointer<CChar>, targetBytes: [UInt8], wanted: [WantedHeader]
     ) -> RequestHead {
         var head = RequestHead()
-        let headerSize = pulse_mhd_header_size(connection)
         let base = UnsafeRawPointer(method)
         let end = base + headerSize
         // The request line: METHOD SP target SP HTTP/x.y CRLF, nothing more (NUL bytes and extra spaces move
@@ -42,7 +41,9 @@ struct RequestHead {
         guard methodLength > 0, isToken(UnsafeRawPointer(method), methodLength) else { return head.refused("method") }
         guard UnsafeRawPointer(target) == base + methodLength + 1 else { return head.refused("request-line") }
         guard !targetBytes.isEmpty, targetBytes.count == targetLength,
-              targetBytes.allSatisfy({ $0 > 0x20 && $0 < 0x7f }) else { return head.refused("target") }
+              targetBytes.withUnsafeBytes({ ByteClass.isVisibleASCII($0.baseAddress!, $0.count) }) else {
+            return head.refused("target")
+        }
         guard UnsafeRawPointer(version) == UnsafeRawPointer(target) + targetLength + 1 else { return head.refused("target") }
         let lineEnd = UnsafeRawPointer(version) + 8
         guard lineEnd + 2 <= end, lineEnd.load(as: UInt8.self) == 0, (lineEnd + 1).load(as: UInt8.self) == 0 else {
@@ -76,25 +77,78 @@ struct RequestHead {
     }
 
     /// RFC 9110 tchar: `!#$%&'*+-.^_`|~`, digits and letters.
+    @inline(__always)
     static func isTokenByte(_ byte: UInt8) -> Bool {
         byte < 128 && (byte < 64 ? tokenLow >> UInt64(byte) & 1 == 1 : tokenHigh >> UInt64(byte - 64) & 1 == 1)
     }
 
-    private static let tokenLow: UInt64 = {
-        var mask: UInt64 = 0
-        for byte in Array("!#$%&'*+-.0123456789".utf8) { mask |= 1 << UInt64(byte) }
-        return mask
-    }()
-
-    private static let tokenHigh: UInt64 = {
-        var mask: UInt64 = 0
-        for byte in Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ^_`abcdefghijklmnopqrstuvwxyz|~".utf8) { mask |= 1 << UInt64(byte - 64) }
-        return mask
-    }()
+    /// Bit n set for the token bytes n below 64: `!#$%&'*+-.` and the digits.
+    private static let tokenLow: UInt64 = 0x03ff_6cfa_0000_0000
+    /// Bit n set for the token bytes 64 + n: the letters and `^_`|~`.
+    private static let tokenHigh: UInt64 = 0x57ff_ffff_c7ff_fffe
 
     static func isToken(_ bytes: UnsafeRawPointer, _ count: Int) -> Bool {
         for index in 0..<count where !isTokenByte(bytes.load(fromByteOffset: index, as: UInt8.self)) { return false }
         return true
+    }
+}
+
+/// Checks over runs of bytes, eight at a time (they run on every request): the "has a byte less than n" and
+/// "has a byte equal to v" word tricks, exact for the thresholds used here.
+enum ByteClass {
+    private static let ones: UInt64 = 0x0101_0101_0101_0101
+    private static let highs: UInt64 = 0x8080_8080_8080_8080
+
+    /// Every byte is visible ASCII, 0x21 to 0x7e (a request-target).
+    static func isVisibleASCII(_ bytes: UnsafeRawPointer, _ count: Int) -> Bool {
+        var index = 0
+        while index + 8 <= count {
+            let word = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            // A byte below 0x21, or one of 0x7f and above (adding 1 sets the high bit, or it is set already).
+            if (word &- ones &* 0x21) & ~word & highs != 0 || ((word &+ ones) | word) & highs != 0 { return false }
+            index += 8
+        }
+        while index < count {
+            let byte = bytes.load(fromByteOffset: index, as: UInt8.self)
+            if byte <= 0x20 || byte >= 0x7f { return false }
+            index += 1
+        }
+        return true
+    }
+
+    /// No control byte but horizontal tab, and no DEL (RFC 9110 field-value; obs-text bytes are allowed).
+    static func isFieldValue(_ bytes: UnsafeRawPointer, _ count: Int) -> Bool {
+        var index = 0
+        while index + 8 <= count {
+            let word = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            let below = (word &- ones &* 0x20) & ~word & highs != 0
+            let del = word ^ (ones &* 0x7f)
+            if below || (del &- ones) & ~del & highs != 0 {
+                // Tabs are fine and rare: look at this word byte by byte.
+                for offset in 0..<8 where !isFieldByte(bytes.load(fromByteOffset: index + offset, as: UInt8.self)) { return false }
+            }
+            index += 8
+        }
+        while index < count {
+            if !isFieldByte(bytes.load(fromByteOffset: index, as: UInt8.self)) { return false }
+            index += 1
+        }
+        return true
+    }
+
+    @inline(__always)
+    private static func isFieldByte(_ byte: UInt8) -> Bool { byte >= 0x20 && byte != 0x7f || byte == 0x09 }
+}
+
+/// A request header the responder wants, by its lowercase name (as bytes, for matching, and as the `String`
+/// the responder looks it up by).
+struct WantedHeader: Sendable {
+    let name: String
+    let bytes: [UInt8]
+
+    init(_ name: String) {
+        self.name = name.lowercased()
+        bytes = Array(self.name.utf8)
     }
 }
 
@@ -103,7 +157,7 @@ private struct HeaderScan {
     /// Where the next header line must start: right after the previous line's CRLF.
     var expected: UnsafeRawPointer
     let end: UnsafeRawPointer
-    let wanted: [String]
+    let wanted: [WantedHeader]
     var headers = HTTPRequestHeaders()
     var problem: String?
     var count = 0
@@ -113,7 +167,7 @@ private struct HeaderScan {
     var transferEncodings = 0
     var chunked = false
 
-    init(expected: UnsafeRawPointer, end: UnsafeRawPointer, wanted: [String]) {
+    init(expected: UnsafeRawPointer, end: UnsafeRawPointer, wanted: [WantedHeader]) {
         self.expected = expected
         self.end = end
         self.wanted = wanted
@@ -134,10 +188,7 @@ private struct HeaderScan {
             guard byte == 0x20 || byte == 0x09 else { return fail("header-line") }
             gap += 1
         }
-        for index in 0..<valueSize {
-            let byte = value.load(fromByteOffset: index, as: UInt8.self)
-            guard byte >= 0x20 && byte != 0x7f || byte == 0x09 else { return fail("header-value") }
-        }
+        guard ByteClass.isFieldValue(value, valueSize) else { return fail("header-value") }
         guard value.load(fromByteOffset: valueSize, as: UInt8.self) == 0, value.load(fromByteOffset: valueSize + 1, as: UInt8.self) == 0 else {
             return fail("header-value")
         }
@@ -160,8 +211,9 @@ private struct HeaderScan {
         default:
             break
         }
-        for name in wanted where name.utf8.count == keySize && Self.named(key, name) {
-            headers.append(lowercaseName: name, [UInt8](UnsafeRawBufferPointer(start: value, count: trimmed)))
+        for index in wanted.indices where wanted[index].bytes.count == keySize {
+            guard wanted[index].bytes.withUnsafeBytes({ Self.named(key, $0) }) else { continue }
+            headers.append(lowercaseName: wanted[index].name, [UInt8](UnsafeRawBufferPointer(start: value, count: trimmed)))
         }
         return true
     }
@@ -171,15 +223,17 @@ private struct HeaderScan {
         return false
     }
 
-    /// Case-insensitive comparison with a lowercase ASCII `name` of the same length (letters fold; the other
-    /// token bytes that fold onto a letter are not in names the server looks for).
-    private static func named(_ bytes: UnsafeRawPointer, _ name: String) -> Bool {
-        var index = 0
-        for expected in name.utf8 {
-            if bytes.load(fromByteOffset: index, as: UInt8.self) | 0x20 != expected { return false }
-            index += 1
-        }
+    /// Case-insensitive comparison with a lowercase ASCII `name` of the same length: bytes fold with `| 0x20`,
+    /// which maps only the upper-case letters onto others among the bytes that can occur (token bytes here).
+    @inline(__always)
+    private static func named(_ bytes: UnsafeRawPointer, _ name: UnsafeRawBufferPointer) -> Bool {
+        for index in 0..<name.count where bytes.load(fromByteOffset: index, as: UInt8.self) | 0x20 != name[index] { return false }
         return true
+    }
+
+    @inline(__always)
+    private static func named(_ bytes: UnsafeRawPointer, _ name: StaticString) -> Bool {
+        named(bytes, UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
     }
 
     /// 1 to 18 decimal digits; nil otherwise.

@@ -59,7 +59,8 @@ public final class AccessLog: Sendable {
         line.append(0x20)
         line += exchange.client
         line.append(0x20)
-        Self.appendEscaped(exchange.method.utf8, to: &line)
+        var method = exchange.method
+        method.withUTF8 { Self.appendEscaped($0, to: &line) }
         line.append(0x20)
         Self.appendEscaped(exchange.target, to: &line)
         line.append(0x20)
