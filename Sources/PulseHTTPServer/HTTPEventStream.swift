@@ -12,7 +12,8 @@ import Foundation
 ///     …
 ///     stream.send(Array("data: slide 4\n\n".utf8))   // from any thread, any time
 ///
-/// `onEnd` is called exactly once, on a server thread, when the response is over: closed by `close()`, by the
+/// A stream is the body of one response. `onEnd` is called exactly once, on a server thread, when the response
+/// is over: closed by `close()`, by the
 /// server stopping, or because the client went away. A client that leaves is noticed at the next write, so the
 /// server writes `heartbeat` (an SSE comment by default) after `HTTPServer.Configuration.streamHeartbeatSeconds`
 /// of silence; `onEnd` must not block. A client that does not read gets its stream ended once
