@@ -132,7 +132,8 @@ extension HTTPServer {
                 return queue(connection, context, HTTPResponse(errors.bodyTooLarge, note: "body-too-large"))
             }
             context.body = []
-            context.body!.reserveCapacity(min(head.contentLength ?? 4096, limit))
+            // A client may announce a body and never send it: reserve no more than 64 KB up front.
+            context.body!.reserveCapacity(min(head.contentLength ?? 4096, limit, 64 << 10))
         } else {
             context.phase.store(ConnectionPhase.busy, ordering: .relaxed)
         }

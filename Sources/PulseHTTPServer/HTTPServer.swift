@@ -93,6 +93,13 @@ public final class HTTPServer: @unchecked Sendable {
     /// Event streams open now.
     public var openStreams: Int { tracker.openStreams }
 
+    /// Connections closed so far because their request did not arrive within `headerTimeoutSeconds`, closed to
+    /// make room at `maxConnections`, and refused at the limit (for metrics and logs).
+    public var connectionsCut: (byDeadline: Int, toMakeRoom: Int, refused: Int) {
+        (tracker.closedByDeadline.load(ordering: .relaxed), tracker.closedToMakeRoom.load(ordering: .relaxed),
+         tracker.refused.load(ordering: .relaxed))
+    }
+
     /// Graceful stop: no new connections; event streams end cleanly (what was sent, then the end of the
     /// body); requests in flight finish sending (up to `drainSeconds`, deferred answers that are still missing
     /// then get 503); then every connection is closed.

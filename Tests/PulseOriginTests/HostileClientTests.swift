@@ -40,6 +40,7 @@ import Testing
         // Opened about when `started` was taken, so closed near 2 s later, although a byte arrived every second.
         #expect(Date().timeIntervalSince(started) < 3.5)
         #expect(attack.bytesSent >= 5)
+        #expect(running.server.connectionsCut.byDeadline == 5)
     }
 
     /// Item 7: with every slot held by idle connections, the next client is answered at once (served, by closing
@@ -63,6 +64,7 @@ import Testing
         #expect(served.status == 200)
         #expect(Date().timeIntervalSince(started) < 1)
         #expect(idle.filter { $0.isClosedNow() }.count == 1)
+        #expect(running.server.connectionsCut.toMakeRoom == 1 && running.server.connectionsCut.refused == 1)
     }
 
     /// Item 4 on the origin: a request with a body gets an answer (413) and the connection closes.
