@@ -95,7 +95,12 @@ final class OriginProcess: @unchecked Sendable {
         self.port = port
     }
 
-    deinit { if process.isRunning { process.terminate() } }
+    /// Stops it for good even when a test failed with it hung: SIGTERM, then SIGKILL after two seconds.
+    deinit {
+        guard process.isRunning else { return }
+        process.terminate()
+        if !eventually(within: 2, { !process.isRunning }) { kill(process.processIdentifier, SIGKILL) }
+    }
 
     var errorLines: [String] { lock.withLock { lines } }
 
