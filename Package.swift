@@ -69,6 +69,7 @@ let package = Package(
         testTarget("PulseCommandLineTests", ["PulseCommandLine"]),
         testTarget("PulseAgeTests", ["PulseAge", "PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine"]),
         testTarget("PulseOpsTests", ["PulseOps", "PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine"]),
+        testTarget("PulseHTTPServerTests", ["PulseHTTPServer"]),
         testTarget("PulseOriginTests", ["PulseOrigin", "PulseHTTPServer", "PulseCrypto", "PulseCommandLine"]),
         testTarget("PulseSQLiteTests", ["PulseSQLite"]),
         testTarget("PulseServerTests", [

@@ -31,7 +31,7 @@ make_blob() {
 # Starts pulse-origin ($1 binary) on a free port with the remaining arguments; sets ORIGIN_PID and ORIGIN_PORT.
 start_origin() {
   local binary=$1; shift
-  local errors="$WORK/origin.stderr"
+  local errors="${ORIGIN_STDERR:-$WORK/origin.stderr}"
   "$binary" --listen 127.0.0.1:0 "$@" 2> "$errors" &
   ORIGIN_PID=$!
   ORIGIN_PORT=""

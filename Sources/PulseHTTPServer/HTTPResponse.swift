@@ -19,11 +19,14 @@ public enum HTTPBody: Sendable {
     case buffer(ByteBuffer, offset: Int, count: Int)
     /// A slice of an open file, sent with sendfile; the server takes over the descriptor.
     case file(OpenFile, offset: Int, count: Int)
+    /// An open-ended body the application writes into from any thread (Server-Sent Events): sent chunked
+    /// (HTTP/1.1) or until the connection closes (HTTP/1.0), without holding a thread while it waits.
+    case stream(HTTPEventStream)
 
-    /// The number of body bytes (what Content-Length says).
+    /// The number of body bytes (what Content-Length says); 0 for a stream, whose length is unknown.
     public var count: Int {
         switch self {
-        case .empty: 0
+        case .empty, .stream: 0
         case let .bytes(bytes): bytes.count
         case let .buffer(_, _, count), let .file(_, _, count): count
         }
@@ -39,6 +42,9 @@ public struct HTTPResponse: Sendable {
     public var note: String
     /// When set, the server sends this prepared response instead of building one.
     public let shared: SharedResponse?
+    /// When set, the answer comes later from another thread (`HTTPDeferredResponse.complete`); the other
+    /// fields are ignored.
+    public let deferred: HTTPDeferredResponse?
 
     public init(status: Int, headers: [HTTPHeader] = [], body: HTTPBody = .empty, note: String = "-") {
         self.status = status
@@ -46,6 +52,7 @@ public struct HTTPResponse: Sendable {
         self.body = body
         self.note = note
         self.shared = nil
+        self.deferred = nil
     }
 
     /// The prepared response `shared`, annotated with `note` for the access log.
@@ -55,6 +62,19 @@ public struct HTTPResponse: Sendable {
         self.body = shared.template.body
         self.note = note
         self.shared = shared
+        self.deferred = nil
+    }
+
+    /// An answer given later by `deferred.complete(_:)`, from any thread: the connection waits suspended,
+    /// holding no server thread, so the responder can hand slow work (hashing a file, a remote call) to
+    /// other threads.
+    public init(_ deferred: HTTPDeferredResponse) {
+        self.status = 0
+        self.headers = []
+        self.body = .empty
+        self.note = "-"
+        self.shared = nil
+        self.deferred = deferred
     }
 
     /// The value of response header `name` (case-insensitive), for tests and logs.

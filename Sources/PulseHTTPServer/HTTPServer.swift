@@ -4,11 +4,22 @@ import Synchronization
 
 /// An HTTP/1.1 server on libmicrohttpd: keep-alive, one epoll loop per thread in a pool, every request
 /// answered by a Swift `HTTPResponder`. Owns the `MHD_Daemon`; `shutdown` (or `deinit`) stops it.
+///
+/// Before a responder sees a request, the server checks its head (RFC 9112: see `RequestHead`) and answers
+/// 400 and closes on anything ambiguous; refuses bodies beyond `maxRequestBodyBytes` (413); bounds the time a
+/// request may take to arrive; and at the connection limit makes room or refuses at once (`ConnectionTracker`).
+/// Answers can be immediate, prepared once (`SharedResponse`), deferred to another thread
+/// (`HTTPDeferredResponse`) or open-ended streams (`HTTPEventStream`); the last two suspend the connection
+/// instead of holding a thread.
 public final class HTTPServer: @unchecked Sendable {
     /// The port listened on (the real one when the configuration asked for port 0).
     public let port: UInt16
     public let configuration: Configuration
     let responder: any HTTPResponder
+    let tracker: ConnectionTracker
+    let errors: ServerResponses
+    /// The headers collected for the responder.
+    let wantedHeaders: [WantedHeader]
     let inFlight = Atomic<Int>(0)
     private let stopped = Mutex(false)
     // Set once in init, then only read; libmicrohttpd is thread-safe for the calls made on it.
@@ -25,18 +36,30 @@ public final class HTTPServer: @unchecked Sendable {
         self.configuration = configuration
         self.responder = responder
         self.daemon = nil
+        self.wantedHeaders = configuration.requestHeaders.map(WantedHeader.init)
+        self.errors = ServerResponses()
+        let second: UInt64 = 1_000_000_000
+        self.tracker = ConnectionTracker(limits: .init(
+            maxConnections: max(1, configuration.maxConnections),
+            headerTimeout: UInt64(max(1, configuration.headerTimeoutSeconds)) * second,
+            idleTimeout: UInt64(max(1, configuration.idleTimeoutSeconds)) * second,
+            heartbeat: UInt64(max(0, configuration.streamHeartbeatSeconds)) * second))
 
         let pollFlags: UInt32 = MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_USE_INTERNAL_POLLING_THREAD.rawValue
-        let flags: UInt32 = pollFlags | MHD_USE_ITC.rawValue | MHD_USE_TURBO.rawValue
+        let flags: UInt32 = pollFlags | MHD_USE_ITC.rawValue | MHD_USE_TURBO.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
         let me = Unmanaged.passUnretained(self).toOpaque()
         func option(_ option: MHD_OPTION) -> CInt { CInt(bitPattern: option.rawValue) }
         let uriLog = OpaquePointer(unsafeBitCast(uriLogCallback, to: UnsafeRawPointer.self))
         let completed = OpaquePointer(unsafeBitCast(completedCallback, to: UnsafeRawPointer.self))
         let connections = OpaquePointer(unsafeBitCast(connectionCallback, to: UnsafeRawPointer.self))
         let cls = OpaquePointer(me)
+        // libmicrohttpd stops accepting at its own limit (new clients then wait in the kernel queue): give it
+        // headroom, and admit or refuse at `maxConnections` in the connection callback.
+        let threads = max(1, configuration.threads)
+        let headroom = max(64 * threads, configuration.maxConnections / 8)
         var arguments: [any CVarArg] = [
             option(.LISTEN_SOCKET), CInt(socket.descriptor),
-            option(.CONNECTION_LIMIT), CUnsignedInt(configuration.maxConnections),
+            option(.CONNECTION_LIMIT), CUnsignedInt(max(1, configuration.maxConnections) + headroom),
             option(.PER_IP_CONNECTION_LIMIT), CUnsignedInt(configuration.maxConnectionsPerIP),
             option(.CONNECTION_TIMEOUT), CUnsignedInt(configuration.idleTimeoutSeconds),
             option(.CONNECTION_MEMORY_LIMIT), Int(configuration.connectionMemoryBytes),
@@ -44,8 +67,8 @@ public final class HTTPServer: @unchecked Sendable {
             option(.NOTIFY_COMPLETED), completed, cls,
             option(.NOTIFY_CONNECTION), connections, cls,
         ]
-        if configuration.threads > 1 {
-            arguments += [option(.THREAD_POOL_SIZE), CUnsignedInt(configuration.threads)]
+        if threads > 1 {
+            arguments += [option(.THREAD_POOL_SIZE), CUnsignedInt(threads)]
         }
         arguments.append(option(.END))
         let started = withVaList(arguments) { list in
@@ -56,19 +79,35 @@ public final class HTTPServer: @unchecked Sendable {
             throw .daemonFailed("MHD_start_daemon failed (threads, memory or epoll unavailable)")
         }
         daemon = started
+        tracker.startSweeping()
     }
 
     deinit { stop() }
 
-    /// Requests being answered right now (from the request line to the end of sending).
+    /// Requests being answered right now (from the request line to the end of sending; open streams count).
     public var requestsInFlight: Int { inFlight.load(ordering: .relaxed) }
 
-    /// Graceful stop: no new connections, requests in flight finish sending (up to `drainSeconds`), then
-    /// every connection is closed.
+    /// Connections open now (admitted ones).
+    public var openConnections: Int { tracker.openConnections }
+
+    /// Event streams open now.
+    public var openStreams: Int { tracker.openStreams }
+
+    /// Connections closed so far because their request did not arrive within `headerTimeoutSeconds`, closed to
+    /// make room at `maxConnections`, and refused at the limit (for metrics and logs).
+    public var connectionsCut: (byDeadline: Int, toMakeRoom: Int, refused: Int) {
+        (tracker.closedByDeadline.load(ordering: .relaxed), tracker.closedToMakeRoom.load(ordering: .relaxed),
+         tracker.refused.load(ordering: .relaxed))
+    }
+
+    /// Graceful stop: no new connections; event streams end cleanly (what was sent, then the end of the
+    /// body); requests in flight finish sending (up to `drainSeconds`, deferred answers that are still missing
+    /// then get 503); then every connection is closed.
     public func shutdown(drainSeconds: Double = 10) {
         guard let daemon, !stopped.withLock({ $0 }) else { return }
         let quiesced = MHD_quiesce_daemon(daemon)
         if quiesced >= 0 { close(quiesced); listenDescriptor = -1 }
+        tracker.stopStreams()
         let deadline = Date().addingTimeInterval(drainSeconds)
         // A keep-alive connection may start one more request right after a response: wait for a quiet moment.
         var quietSince: Date?
@@ -84,13 +123,21 @@ public final class HTTPServer: @unchecked Sendable {
         stop()
     }
 
-    /// Immediate stop: closes every connection.
+    /// Immediate stop: ends streams, answers waiting deferred requests with 503, closes every connection.
     public func stop() {
         let already = stopped.withLock { value in
             defer { value = true }
             return value
         }
         guard !already, let daemon else { return }
+        tracker.stopSweeping()
+        // libmicrohttpd refuses to stop with suspended connections: resume every one first, and give the
+        // resumed ones a moment to send their last bytes (the end of a stream, a 503).
+        tracker.stopStreams()
+        if tracker.abandonDeferred(with: HTTPResponse(errors.unavailable, note: "stopping")) > 0 || tracker.openStreams > 0 {
+            let deadline = Date().addingTimeInterval(1)
+            while requestsInFlight > 0 && Date() < deadline { usleep(5_000) }
+        }
         // libmicrohttpd closes the listen socket it was given, unless quiesce handed it back (closed above).
         MHD_stop_daemon(daemon)
         listenDescriptor = -1
@@ -103,39 +150,6 @@ public final class HTTPServer: @unchecked Sendable {
             limit.rlim_cur = limit.rlim_max
             setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
         }
-    }
-}
-
-/// Per-request state, from the request line (URI log callback) to the completion callback. One is made per
-/// connection and reused by its requests (libmicrohttpd handles a connection's requests one after another),
-/// so the hot path allocates nothing for it; a second one is made only if that ever overlapped.
-final class RequestContext {
-    /// The client's address as text, formatted once per connection.
-    var client: [UInt8] = [0x2d]
-    var inUse = false
-    var target: [UInt8] = []
-    var start: UInt64 = 0
-    var method: HTTPMethod = .get
-    var methodText = ""
-    var headersSeen = false
-    var responded = false
-    var status = 0
-    var bodyBytes = 0
-    var note = "-"
-
-    /// Starts a request: keeps the raw target (reusing the buffer of the previous request).
-    func begin(target uri: UnsafePointer<CChar>?, start: UInt64) {
-        inUse = true
-        target.removeAll(keepingCapacity: true)
-        if let uri { target.append(contentsOf: UnsafeRawBufferPointer(start: uri, count: strlen(uri))) }
-        self.start = start
-        method = .get
-        methodText = ""
-        headersSeen = false
-        responded = false
-        status = 0
-        bodyBytes = 0
-        note = "-"
     }
 }
 

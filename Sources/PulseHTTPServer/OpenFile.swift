@@ -15,14 +15,25 @@ public struct SystemError: Error, CustomStringConvertible, Equatable {
     public var description: String { "\(path): \(operation): \(String(cString: strerror(code)))" }
 }
 
-/// What identifies one version of a file: if any of these change, the bytes may have changed.
+/// What identifies one version of a file: if any of these change, the bytes may have changed. The change time
+/// is the part nobody can set back: `touch -r` or `utime` restore the modification time after an edit in place,
+/// but every write and every such restore sets the change time to now.
 public struct FileStatus: Sendable, Equatable {
+    /// What kind of file it is.
+    public enum Kind: Sendable, Equatable {
+        case regular, directory, symbolicLink, fifo, socket, device
+    }
+
     public var device: UInt64
     public var inode: UInt64
     public var size: Int
     public var modifiedSeconds: Int
     public var modifiedNanoseconds: Int
-    public var isRegularFile: Bool
+    public var changedSeconds: Int
+    public var changedNanoseconds: Int
+    public var kind: Kind
+
+    public var isRegularFile: Bool { kind == .regular }
 
     init(_ info: stat) {
         device = UInt64(info.st_dev)
@@ -30,13 +41,29 @@ public struct FileStatus: Sendable, Equatable {
         size = Int(info.st_size)
         modifiedSeconds = Int(info.st_mtim.tv_sec)
         modifiedNanoseconds = Int(info.st_mtim.tv_nsec)
-        isRegularFile = info.st_mode & S_IFMT == S_IFREG
+        changedSeconds = Int(info.st_ctim.tv_sec)
+        changedNanoseconds = Int(info.st_ctim.tv_nsec)
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: kind = .regular
+        case S_IFDIR: kind = .directory
+        case S_IFLNK: kind = .symbolicLink
+        case S_IFIFO: kind = .fifo
+        case S_IFSOCK: kind = .socket
+        default: kind = .device
+        }
     }
 
-    /// stat(2) of `path`.
+    /// stat(2) of `path` (following a final symbolic link).
     public static func of(path: String) throws(SystemError) -> FileStatus {
         var info = stat()
         guard stat(path, &info) == 0 else { throw SystemError(operation: "stat", path: path, code: errno) }
+        return FileStatus(info)
+    }
+
+    /// lstat(2) of `path`: a symbolic link is reported as one.
+    public static func ofLink(path: String) throws(SystemError) -> FileStatus {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { throw SystemError(operation: "stat", path: path, code: errno) }
         return FileStatus(info)
     }
 }
@@ -49,9 +76,11 @@ public final class OpenFile: @unchecked Sendable {
     private let lock = NSLock()
     private var fd: Int32
 
-    /// Opens `path` read-only.
+    /// Opens `path` read-only, never blocking and never following a final symbolic link (ELOOP): a FIFO, a
+    /// device or a socket opens at once (or fails) instead of blocking the thread, and `status` (from the
+    /// descriptor) tells what it is before anything is read.
     public init(path: String) throws(SystemError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY)
         guard fd >= 0 else { throw SystemError(operation: "open", path: path, code: errno) }
         var info = stat()
         guard fstat(fd, &info) == 0 else {

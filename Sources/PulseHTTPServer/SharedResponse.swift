@@ -4,15 +4,18 @@ import CMicroHTTPD
 /// requests without rebuilding it: the hot path for cached blobs, 304s and fixed error answers.
 /// libmicrohttpd counts references to the object, so dropping a `SharedResponse` while it is being sent is safe.
 public final class SharedResponse: @unchecked Sendable {
-    /// What is sent, for tests and logs. Its body is never `.file` (a descriptor is consumed by one send).
+    /// What is sent, for tests and logs. Its body is never `.file` (a descriptor is consumed by one send) or `.stream`.
     public let template: HTTPResponse
     // Set in init, only read afterwards; libmicrohttpd's reference counting is thread-safe.
     let native: OpaquePointer
 
     /// Prepares `response`.
-    /// - Precondition: its body is not a `.file`.
+    /// - Precondition: its body is not a `.file` or a `.stream`, and it is not deferred.
     public init(_ response: HTTPResponse) {
-        if case .file = response.body { preconditionFailure("a file body cannot be shared") }
+        switch response.body {
+        case .file, .stream: preconditionFailure("a file or stream body cannot be shared")
+        default: precondition(response.deferred == nil, "a deferred response cannot be shared")
+        }
         template = response
         guard let native = NativeResponse.make(response) else { fatalError("libmicrohttpd: out of memory creating a response") }
         self.native = native
@@ -44,6 +47,11 @@ enum NativeResponse {
             guard let fd = file.take() else { return nil }
             native = MHD_create_response_from_fd_at_offset64(UInt64(count), fd, UInt64(offset))
             if native == nil { close(fd) }
+        case let .stream(stream):
+            // The response keeps the stream alive; libmicrohttpd calls `streamRelease` when it is done with it.
+            let owner = Unmanaged.passRetained(stream).toOpaque()
+            native = MHD_create_response_from_callback(UInt64.max, 2048, streamReader, owner, streamRelease)
+            if native == nil { Unmanaged<HTTPEventStream>.fromOpaque(owner).release() }
         }
         guard let native else { return nil }
         for header in response.headers {

@@ -6,13 +6,16 @@ import Synchronization
 ///
 ///     2026-11-29T17:20:01Z 127.0.0.1 GET /api/sync/asset/3f…9a 200 204800 0.412ms memory
 ///
-/// Fields: time (UTC), client, method, target (bytes outside printable ASCII as \xHH), status (0 when
+/// Fields: time (UTC), client, method and target (bytes outside printable ASCII as \xHH, so nothing a client
+/// sends can move the cursor or fake a field on a terminal), status (0 when
 /// libmicrohttpd refused the request itself), body bytes, duration from request line to the end of sending,
 /// and the outcome (`memory`, `disk`, `verified`, `miss`, `corrupt`, … with `,aborted` if the client left).
 /// Built from bytes, without `String` formatting: it runs once per request.
 public final class AccessLog: Sendable {
     private let descriptor: Int32
     private let ownsDescriptor: Bool
+    /// The file's path, to reopen it after log rotation (nil for standard output).
+    private let path: String?
     private let clock = Mutex<(second: Int, text: [UInt8])>((0, []))
 
     /// Logs to standard output.
@@ -24,12 +27,26 @@ public final class AccessLog: Sendable {
         guard fd >= 0 else {
             throw OriginError("cannot open access log \(path): \(String(cString: strerror(errno)))")
         }
-        return AccessLog(descriptor: fd, owns: true)
+        return AccessLog(descriptor: fd, owns: true, path: path)
     }
 
-    private init(descriptor: Int32, owns: Bool) {
+    private init(descriptor: Int32, owns: Bool, path: String? = nil) {
         self.descriptor = descriptor
         self.ownsDescriptor = owns
+        self.path = path
+    }
+
+    /// Opens the log file's path again (SIGUSR1, after logrotate moved the file away) and writes there from
+    /// now on: the new file takes the old descriptor's number (dup2), so writers need no lock. Returns a line
+    /// for the server log.
+    public func reopen() -> String {
+        guard let path else { return "access log is standard output; nothing to reopen" }
+        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return "cannot reopen access log \(path): \(String(cString: strerror(errno))); still writing to the old file" }
+        defer { close(fd) }
+        guard dup2(fd, descriptor) >= 0 else { return "cannot reopen access log \(path): \(String(cString: strerror(errno)))" }
+        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+        return "access log \(path) reopened"
     }
 
     deinit { if ownsDescriptor { close(descriptor) } }
@@ -42,7 +59,8 @@ public final class AccessLog: Sendable {
         line.append(0x20)
         line += exchange.client
         line.append(0x20)
-        if exchange.method.isEmpty { line.append(0x2d) } else { line += exchange.method.utf8 }
+        var method = exchange.method
+        method.withUTF8 { Self.appendEscaped($0, to: &line) }
         line.append(0x20)
         Self.appendEscaped(exchange.target, to: &line)
         line.append(0x20)
@@ -76,7 +94,7 @@ public final class AccessLog: Sendable {
         line.append(0x30 + UInt8(value % 10))
     }
 
-    private static func appendEscaped(_ bytes: [UInt8], to line: inout [UInt8]) {
+    private static func appendEscaped<Bytes: Collection<UInt8>>(_ bytes: Bytes, to line: inout [UInt8]) {
         if bytes.isEmpty { line.append(0x2d); return }
         if !bytes.contains(where: { $0 <= 0x20 || $0 >= 0x7f || $0 == 0x5c }) {  // the usual case: copy as is
             line.append(contentsOf: bytes)

@@ -6,7 +6,10 @@ import PulseStore
 import Synchronization
 
 /// The white-label app configs named by index.json (`appconfig: { slug: { packageVersion } }`). index.json is
-/// read again whenever its identity (inode, mtime, size) changes, so a rebuild is served without a restart.
+/// read again whenever its identity (device, inode, size, modification and change time) changes, so a rebuild
+/// is served without a restart, and on SIGHUP. When it cannot be read or parsed (deleted, half-copied,
+/// garbage), the last good index stays in use, the problem is logged once (again only when it changes), and
+/// `/healthz` reports it.
 final class AppConfigStore: Sendable {
     /// An org's current config, prepared as a 200 and a 304.
     final class Config: Sendable {
@@ -37,73 +40,130 @@ final class AppConfigStore: Sendable {
     enum Lookup {
         case config(Config)
         case unknown
-        /// index.json or the config file cannot be read.
+        /// The config file named by the index cannot be read.
         case unavailable
     }
 
+    /// What was last seen at index.json's path.
+    private enum Seen: Equatable {
+        case nothing
+        case file(FileStatus)
+        case error(Int32)
+    }
+
     private struct State {
-        var indexStatus: FileStatus?
-        var versions: [String: String] = [:]
+        /// The last good index: org slug → packageVersion.
+        var versions: [String: String]
+        var seen: Seen = .nothing
+        /// Why index.json on disk is unusable now; nil when the index in use is what is on disk.
+        var problem: String?
         var configs: [String: Config] = [:]
+        /// Config files already reported unreadable (slug/packageVersion), so each is logged once.
+        var reported: Set<String> = []
     }
 
     let package: PublicFolder
     let maxAge: Int
     let headers: OriginHeaders
     let alarm: @Sendable (String) -> Void
-    private let state = Mutex(State())
+    private let state: Mutex<State>
+    /// One reader of index.json at a time, so a change is logged once.
+    private let reading = Mutex(())
 
-    init(package: PublicFolder, maxAge: Int, headers: OriginHeaders, alarm: @escaping @Sendable (String) -> Void) {
+    /// - Parameter index: the app configs of index.json as read at start-up (`readIndex`).
+    init(package: PublicFolder, index: [String: String], maxAge: Int, headers: OriginHeaders,
+         alarm: @escaping @Sendable (String) -> Void) {
         self.package = package
         self.maxAge = maxAge
         self.headers = headers
         self.alarm = alarm
+        let seen: Seen = (try? FileStatus.of(path: package.indexURL.path)).map { .file($0) } ?? .nothing
+        state = Mutex(State(versions: index, seen: seen))
+    }
+
+    /// The app configs named by index.json (org slug → packageVersion). The one place that reads the index's
+    /// format: a missing file is an error here (the packager treats it as an empty package).
+    static func readIndex(_ package: PublicFolder) throws -> [String: String] {
+        guard package.exists else { throw StoreError(path: package.indexURL.path, "does not exist") }
+        return try package.readIndex().appconfig.mapValues(\.packageVersion)
+    }
+
+    /// Reads index.json again if its identity changed (always when `force`); returns the problem with the file
+    /// on disk, nil when the index in use is the one on disk.
+    @discardableResult
+    func refresh(force: Bool = false) -> String? {
+        let path = package.indexURL.path
+        let seen = Self.look(at: path)
+        if !force, let unchanged = state.withLock({ $0.seen == seen ? Optional($0.problem) : nil }) { return unchanged }
+        return reading.withLock { _ -> String? in
+            // Another thread may have read this very version meanwhile.
+            let seenNow = Self.look(at: path)
+            if !force, let unchanged = state.withLock({ $0.seen == seenNow ? Optional($0.problem) : nil }) { return unchanged }
+            let problem: String?
+            var fresh: [String: String]?
+            if case let .error(code) = seenNow {
+                problem = "\(path): cannot read (\(String(cString: strerror(code))))"
+            } else {
+                do {
+                    fresh = try Self.readIndex(package)
+                    problem = nil
+                } catch {
+                    problem = "\(error)"
+                }
+            }
+            let (previous, previousSeen, count): (String?, Seen, Int) = state.withLock { state in
+                let previous = (state.problem, state.seen)
+                state.seen = seenNow
+                state.problem = problem
+                if let fresh {
+                    state.versions = fresh
+                    state.configs = state.configs.filter { fresh[$0.key] == $0.value.packageVersion }
+                }
+                return (previous.0, previous.1, state.versions.count)
+            }
+            // Once per new version of the file (or new problem), not once per request.
+            if let problem, problem != previous || seenNow != previousSeen {
+                alarm("index.json unusable: \(problem); keeping the last good index (\(count) app configs)")
+            } else if problem == nil, previous != nil {
+                alarm("index.json usable again: \(count) app configs")
+            }
+            return problem
+        }
+    }
+
+    /// Reads index.json now (SIGHUP); one line saying what is in use.
+    func reload() -> String {
+        if let problem = refresh(force: true) { return "index.json unusable (\(problem)); keeping the last good index" }
+        return "index.json read: \(state.withLock { $0.versions.count }) app configs"
+    }
+
+    private static func look(at path: String) -> Seen {
+        do { return .file(try FileStatus.of(path: path)) } catch { return .error(error.code) }
     }
 
     /// The current config of org `slug`.
     func lookup(_ slug: String) -> Lookup {
         guard Self.isValidSlug(slug) else { return .unknown }
-        let status = try? FileStatus.of(path: package.indexURL.path)
-        let cached: (String?, Config?, Bool) = state.withLock { state in
-            let stale = state.indexStatus != status
-            return (state.versions[slug], state.configs[slug], stale)
-        }
-        var version = cached.0
-        if cached.2 {
-            guard let status else {
-                alarm("cannot read \(package.indexURL.path); appconfig answers 503 until it is back")
-                return .unavailable
-            }
-            do {
-                let index = try package.readIndex()
-                let versions = index.appconfig.mapValues(\.packageVersion)
-                state.withLock { state in
-                    state.indexStatus = status
-                    state.versions = versions
-                    state.configs = state.configs.filter { versions[$0.key] == $0.value.packageVersion }
-                }
-                version = versions[slug]
-            } catch {
-                alarm("cannot read index.json: \(error); keeping the previous index")
-                if version == nil { return .unavailable }
-            }
-        } else if let config = cached.1, config.packageVersion == version {
-            return .config(config)
-        }
+        refresh()
+        let (version, cached): (String?, Config?) = state.withLock { ($0.versions[slug], $0.configs[slug]) }
         guard let version else { return .unknown }
+        if let cached, cached.packageVersion == version { return .config(cached) }
         guard Hex.isDigestName(version) else {
-            alarm("index.json: appconfig \"\(slug)\" has an invalid packageVersion")
+            reportOnce("\(slug)/\(version)", "index.json: appconfig \"\(slug)\" has an invalid packageVersion")
             return .unavailable
         }
-        if let config = state.withLock({ $0.configs[slug] }), config.packageVersion == version { return .config(config) }
         let url = package.manifestURL(.appconfig, id: slug, packageVersion: version)
         guard let body = try? Data(contentsOf: url) else {
-            alarm("cannot read \(url.path), which index.json names for org \"\(slug)\"")
+            reportOnce("\(slug)/\(version)", "cannot read \(url.path), which index.json names for org \"\(slug)\"")
             return .unavailable
         }
         let config = Config(packageVersion: version, body: [UInt8](body), maxAge: maxAge, headers: headers)
         state.withLock { $0.configs[slug] = config }
         return .config(config)
+    }
+
+    private func reportOnce(_ key: String, _ message: String) {
+        if state.withLock({ $0.reported.insert(key).inserted }) { alarm(message) }
     }
 
     /// Org slugs are plain names: letters, digits, `-`, `_`, `.` (not leading), at most 128 bytes.

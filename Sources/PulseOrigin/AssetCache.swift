@@ -5,16 +5,24 @@ import Synchronization
 
 /// Which blobs were verified (per file identity), which are corrupt, and which are kept in memory within
 /// a byte budget (least recently used out first). Thread-safe.
+///
+/// Hashing happens on a few verifier threads, never on the server threads that serve blobs already known
+/// (see `Verifier`): a first request for a blob waits for the verdict with its connection suspended; other
+/// requests for the same blob join that one verification instead of hashing it again.
 final class AssetCache: Sendable {
     /// What a lookup found.
-    enum Lookup {
-        /// A verified blob; `outcome` is `verified` (hashed just now), `memory` or `disk`.
+    enum Lookup: Sendable {
+        /// A verified blob; `outcome` is `verified` (hashed for this request), `memory` or `disk`.
         case blob(VerifiedBlob, outcome: String)
         case missing
-        /// Its bytes do not hash to its name (or it is not a regular file).
+        /// Its bytes do not hash to its name, it is not a regular file, or it is over the size limit.
         case corrupt
         /// It could not be read (permissions, I/O error).
         case unreadable(SystemError)
+        /// It is being hashed now; the verdict follows through `Verification.whenDone`.
+        case verifying(Verification)
+        /// Too many blobs are waiting to be hashed: try again in a moment (503 with Retry-After).
+        case busy
     }
 
     /// A class so the hot path updates it in place (no dictionary write-back); only touched under `state`'s lock.
@@ -40,31 +48,40 @@ final class AssetCache: Sendable {
         var slots: [BlobDigest: Slot] = [:]
         var memoryUsed = 0
         var clock: UInt64 = 0
+        /// Verifications queued or running, one per blob.
+        var verifying: [BlobDigest: Verification] = [:]
     }
 
     let folder: String
     let memoryBudget: Int
     let memoryMaxBlob: Int
+    /// Blobs larger than this are corrupt without being read.
+    let maxBlobBytes: Int
     /// How long a stat of a known blob is trusted before the file is looked at again.
     let recheckNanoseconds: UInt64
     let headers: OriginHeaders
     let alarm: @Sendable (String) -> Void
+    let verifier: Verifier
+    /// Files hashed so far (each verification reads its file once).
+    let hashings = Atomic<Int>(0)
     private let state = Mutex(State())
 
-    init(folder: String, memoryBudget: Int, memoryMaxBlob: Int, recheckNanoseconds: UInt64,
-         headers: OriginHeaders, alarm: @escaping @Sendable (String) -> Void) {
+    init(folder: String, memoryBudget: Int, memoryMaxBlob: Int, maxBlobBytes: Int, recheckNanoseconds: UInt64,
+         headers: OriginHeaders, verifier: Verifier, alarm: @escaping @Sendable (String) -> Void) {
         self.folder = folder
         self.memoryBudget = memoryBudget
         self.memoryMaxBlob = min(memoryMaxBlob, memoryBudget)
+        self.maxBlobBytes = maxBlobBytes
         self.recheckNanoseconds = recheckNanoseconds
         self.headers = headers
+        self.verifier = verifier
         self.alarm = alarm
     }
 
     /// Bytes of blobs held in memory now.
     var memoryUsed: Int { state.withLock { $0.memoryUsed } }
 
-    /// Finds and, the first time (or after the file changed), verifies blob `digest`.
+    /// Finds blob `digest`; the first time (or after the file changed) starts its verification.
     func lookup(_ digest: BlobDigest, now: UInt64) -> Lookup {
         let fresh: Lookup? = state.withLock { state in
             guard let slot = state.slots[digest], now &- slot.checkedAt < recheckNanoseconds else { return nil }
@@ -76,7 +93,7 @@ final class AssetCache: Sendable {
 
         let path = folder + "/" + digest.hex
         let status: FileStatus
-        do { status = try FileStatus.of(path: path) } catch {
+        do { status = try FileStatus.ofLink(path: path) } catch {
             if error.code == ENOENT || error.code == ENOTDIR {
                 state.withLock { forget(digest, in: &$0) }
                 return .missing
@@ -91,13 +108,63 @@ final class AssetCache: Sendable {
             return Self.result(slot)
         }
         if let known { return known }
-        return verify(digest, path: path, now: now)
+        if let refusal = refuse(path, status) { return recordCorrupt(digest, status, now: now, refusal) }
+        return startVerification(digest, path: path, now: now)
     }
 
     /// The file changed under a verified blob (seen when opening it to send): check it again.
     func reverify(_ digest: BlobDigest, now: UInt64) -> Lookup {
         state.withLock { forget(digest, in: &$0) }
         return lookup(digest, now: now)
+    }
+
+    /// Why a file is corrupt from its status alone (never read), or nil.
+    private func refuse(_ path: String, _ status: FileStatus) -> String? {
+        switch status.kind {
+        case .regular: break
+        case .symbolicLink: return "CORRUPT BLOB \(path): a symbolic link, not a regular file; answering 500 and never following it"
+        case let kind: return "CORRUPT BLOB \(path): not a regular file (\(kind)); answering 500 and never reading it"
+        }
+        guard status.size <= maxBlobBytes else {
+            return "CORRUPT BLOB \(path): \(status.size) bytes, over the \(maxBlobBytes)-byte limit (--max-blob-size); "
+                + "answering 500 without reading it"
+        }
+        return nil
+    }
+
+    /// Remembers the verdict and says it once per version of the file (two requests may find it at once).
+    private func recordCorrupt(_ digest: BlobDigest, _ status: FileStatus, now: UInt64, _ message: String) -> Lookup {
+        let isNews = state.withLock { state in
+            if let slot = state.slots[digest], case let .corrupt(known) = slot.state, known == status {
+                slot.checkedAt = now
+                return false
+            }
+            forget(digest, in: &state)
+            state.slots[digest] = Slot(state: .corrupt(status), checkedAt: now, lastUsed: 0)
+            return true
+        }
+        if isNews { alarm(message) }
+        return .corrupt
+    }
+
+    /// Joins the verification of `digest` in progress, or queues a new one.
+    private func startVerification(_ digest: BlobDigest, path: String, now: UInt64) -> Lookup {
+        let (verification, isNew): (Verification?, Bool) = state.withLock { state in
+            if let running = state.verifying[digest] { return (running, false) }
+            guard state.verifying.count < verifier.maxQueued else { return (nil, false) }
+            let verification = Verification()
+            state.verifying[digest] = verification
+            return (verification, true)
+        }
+        guard let verification else { return .busy }
+        if isNew {
+            verifier.run { [self] in
+                let outcome = verify(digest, path: path, now: now)
+                state.withLock { _ = $0.verifying.removeValue(forKey: digest) }
+                verification.finish(outcome)
+            }
+        }
+        return .verifying(verification)
     }
 
     private static func result(_ slot: Slot) -> Lookup {
@@ -113,17 +180,25 @@ final class AssetCache: Sendable {
         }
     }
 
-    /// Hashes the file (reading it through the descriptor whose fstat becomes its identity) and records the verdict.
+    /// Hashes the file (reading it through the descriptor whose fstat becomes its identity) and records the
+    /// verdict. Runs on a verifier thread.
     private func verify(_ digest: BlobDigest, path: String, now: UInt64) -> Lookup {
         let file: OpenFile
         do { file = try OpenFile(path: path) } catch {
-            return error.code == ENOENT ? .missing : .unreadable(error)
+            if error.code == ENOENT { return .missing }
+            if error.code == ELOOP || error.code == ENXIO, let current = try? FileStatus.ofLink(path: path),
+               let refusal = refuse(path, current) {
+                // Replaced by a symbolic link or a socket since the stat.
+                return recordCorrupt(digest, current, now: now, refusal)
+            }
+            return .unreadable(error)
         }
         let status = file.status
+        if let refusal = refuse(path, status) { return recordCorrupt(digest, status, now: now, refusal) }
+        hashings.add(1, ordering: .relaxed)
         var memory: ByteBuffer?
         let actual: [UInt8]
         do {
-            guard status.isRegularFile else { throw SystemError(operation: "open", path: path, code: EISDIR) }
             if status.size <= memoryMaxBlob {
                 let buffer = try ByteBuffer(readingFrom: file, count: status.size)
                 actual = SHA256.hash(buffer)
@@ -141,24 +216,15 @@ final class AssetCache: Sendable {
                 actual = hasher.finalize()
             }
         } catch let error as SystemError {
-            if error.code == EISDIR {
-                alarm("CORRUPT BLOB \(path): not a regular file; answering 500 and never serving it")
-                state.withLock { $0.slots[digest] = Slot(state: .corrupt(status), checkedAt: now, lastUsed: 0) }
-                return .corrupt
-            }
             return .unreadable(error)
         } catch {
             return .unreadable(SystemError(operation: "read", path: path, code: EIO))
         }
 
         guard constantTimeEqual(actual, digest.bytes) else {
-            alarm("CORRUPT BLOB \(path): its \(status.size) bytes hash to \(Hex.encode(actual)), not to its name; "
+            return recordCorrupt(digest, status, now: now,
+                "CORRUPT BLOB \(path): its \(status.size) bytes hash to \(Hex.encode(actual)), not to its name; "
                 + "answering 500 and never serving it until the file is replaced with the right bytes")
-            state.withLock { state in
-                forget(digest, in: &state)
-                state.slots[digest] = Slot(state: .corrupt(status), checkedAt: now, lastUsed: 0)
-            }
-            return .corrupt
         }
         let blob = VerifiedBlob(digest: digest, path: path, status: status, memory: memory, policy: headers)
         state.withLock { state in

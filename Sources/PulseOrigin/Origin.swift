@@ -11,37 +11,53 @@ public final class Origin: HTTPResponder {
     let appConfigs: AppConfigStore
     let headers: OriginHeaders
     let accessLog: AccessLog?
+    let alarm: @Sendable (String) -> Void
     let notFound: SharedResponse
     let notAllowed: SharedResponse
     let broken: SharedResponse
     let badRequest: SharedResponse
+    let retryLater: SharedResponse
+    let preflightAnswer: SharedResponse
+    let optionsAnswer: SharedResponse
     let healthy: SharedResponse
 
     /// The request headers the origin reads.
-    public static let requestHeaders = ["if-none-match", "range", "if-range"]
+    public static let requestHeaders = [
+        "if-none-match", "range", "if-range", "origin", "access-control-request-method",
+    ]
 
     /// Checks the package folder and prepares to serve it.
     /// - Parameters:
-    ///   - alarm: where loud operational messages go (a corrupt blob); standard error by default.
+    ///   - alarm: where loud operational messages go (a corrupt blob, an unusable index); standard error by default.
+    ///   - willHash: called on the verifier thread before each blob is hashed (for tests).
     /// - Throws: `OriginError` when the folder is missing, unreadable or not a package.
     public init(
         configuration: OriginConfiguration, accessLog: AccessLog?,
-        alarm: @escaping @Sendable (String) -> Void = Origin.standardError
+        alarm: @escaping @Sendable (String) -> Void = Origin.standardError,
+        willHash: (@Sendable () -> Void)? = nil
     ) throws {
         self.configuration = configuration
         self.accessLog = accessLog
+        self.alarm = alarm
         package = PublicFolder.locate(configuration.packageRoot)
-        try Self.checkPackage(package)
+        let index = try Self.checkPackage(package)
         headers = OriginHeaders(allowOrigin: configuration.allowOrigin)
         assets = AssetCache(
             folder: package.assets.folder.path, memoryBudget: max(0, configuration.memoryBudget),
-            memoryMaxBlob: max(0, configuration.memoryMaxBlob),
-            recheckNanoseconds: UInt64(max(0, configuration.recheckSeconds) * 1e9), headers: headers, alarm: alarm)
-        appConfigs = AppConfigStore(package: package, maxAge: configuration.appconfigMaxAge, headers: headers, alarm: alarm)
+            memoryMaxBlob: max(0, configuration.memoryMaxBlob), maxBlobBytes: max(0, configuration.maxBlobBytes),
+            recheckNanoseconds: UInt64(max(0, configuration.recheckSeconds) * 1e9), headers: headers,
+            verifier: Verifier(lanes: configuration.verifyThreads, maxQueued: max(1, configuration.verifyQueue), willHash: willHash),
+            alarm: alarm)
+        appConfigs = AppConfigStore(
+            package: package, index: index, maxAge: configuration.appconfigMaxAge, headers: headers, alarm: alarm)
         notFound = SharedResponse(headers.uncacheable(404, "not found\n"))
-        notAllowed = SharedResponse(headers.uncacheable(405, "method not allowed\n", extra: [HTTPHeader("Allow", "GET, HEAD")]))
+        let allow = HTTPHeader("Allow", "GET, HEAD, OPTIONS")
+        notAllowed = SharedResponse(headers.uncacheable(405, "method not allowed\n", extra: [allow]))
         broken = SharedResponse(headers.uncacheable(500, "internal server error\n"))
         badRequest = SharedResponse(headers.uncacheable(400, "missing ?org=<slug>\n"))
+        retryLater = SharedResponse(headers.uncacheable(503, "busy, try again in a second\n", extra: [HTTPHeader("Retry-After", "1")]))
+        preflightAnswer = SharedResponse(HTTPResponse(status: 204, headers: [allow, HTTPHeader("Cache-Control", "no-store")] + headers.preflight))
+        optionsAnswer = SharedResponse(HTTPResponse(status: 204, headers: [allow, HTTPHeader("Cache-Control", "no-store")]))
         healthy = SharedResponse(headers.uncacheable(200, "ok\n"))
     }
 
@@ -52,6 +68,9 @@ public final class Origin: HTTPResponder {
     public func finished(_ exchange: HTTPExchange) {
         accessLog?.record(exchange)
     }
+
+    /// Reads index.json again now (SIGHUP) and says in one line what it found.
+    public func reloadIndex() -> String { appConfigs.reload() }
 
     private static let assetPrefix = Array("/api/sync/asset/".utf8)
     private static let appconfigPath = Array("/api/sync/appconfig".utf8)
@@ -64,7 +83,10 @@ public final class Origin: HTTPResponder {
         let isAppConfig = target[..<queryStart].elementsEqual(Self.appconfigPath)
         let isHealth = target[..<queryStart].elementsEqual(Self.healthPath)
         guard isAsset || isAppConfig || isHealth else { return HTTPResponse(notFound, note: "no-route") }
-        guard request.method == .get || request.method == .head else { return HTTPResponse(notAllowed, note: "-") }
+        guard request.method == .get || request.method == .head else {
+            if request.method == .options && !isHealth { return preflight(request) }
+            return HTTPResponse(notAllowed, note: "-")
+        }
         if isAsset {
             // Exactly 64 lowercase hex digits and nothing else: no query, no slash, no escapes.
             guard let digest = BlobDigest(hex: target, from: Self.assetPrefix.count) else {
@@ -76,15 +98,27 @@ public final class Origin: HTTPResponder {
         return appconfig(query: target[min(queryStart + 1, target.count)...], request)
     }
 
+    /// OPTIONS on the asset and appconfig routes: the CORS preflight a browser sends before a cross-origin GET
+    /// with `If-None-Match` or `Range` (the contract's web client), or a plain OPTIONS.
+    private func preflight(_ request: HTTPRequest) -> HTTPResponse {
+        let isPreflight = request.headers["origin"] != nil && request.headers["access-control-request-method"] != nil
+        return HTTPResponse(isPreflight && headers.allowOrigin != nil ? preflightAnswer : optionsAnswer, note: "options")
+    }
+
+    /// 200 while the blob folder is readable (503 otherwise); says "degraded" when index.json on disk is
+    /// unusable and the last good index is being served.
     private func health() -> HTTPResponse {
         guard (try? FileStatus.of(path: package.assets.folder.path)) != nil else {
             return headers.uncacheable(503, "package folder unavailable\n")
         }
+        if let problem = appConfigs.refresh() {
+            return headers.uncacheable(200, "degraded: \(problem); serving the last good index\n")
+        }
         return HTTPResponse(healthy, note: "-")
     }
 
-    /// The folder must exist, be readable and hold a readable pulse package index.
-    static func checkPackage(_ package: PublicFolder) throws {
+    /// The folder must exist, be readable and hold a readable pulse package index; returns its app configs.
+    static func checkPackage(_ package: PublicFolder) throws -> [String: String] {
         let root = package.root.path
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: root, isDirectory: &isFolder) else {
@@ -98,12 +132,14 @@ public final class Origin: HTTPResponder {
         guard access(package.indexURL.path, R_OK) == 0 else {
             throw OriginError("no permission to read \(package.indexURL.path)")
         }
-        do { _ = try package.readIndex() } catch { throw OriginError("\(error)") }
+        let index: [String: String]
+        do { index = try AppConfigStore.readIndex(package) } catch { throw OriginError("\(error)") }
         let assets = package.assets.folder.path
         if FileManager.default.fileExists(atPath: assets, isDirectory: &isFolder) {
             guard isFolder.boolValue, access(assets, R_OK | X_OK) == 0 else {
                 throw OriginError("no permission to read the blob folder \(assets)")
             }
         }
+        return index
     }
 }

@@ -10,7 +10,8 @@ public enum OriginCommand {
         discussion: """
             Routes: GET/HEAD /api/sync/asset/<sha256>, /api/sync/appconfig?org=<slug>, /healthz.
             Every blob is hashed before it is first served; a blob whose bytes do not match its name gets a 500,
-            never a 200. Stops gracefully on SIGTERM or SIGINT. See docs/origin.md.
+            never a 200. Stops gracefully on SIGTERM, SIGINT or SIGQUIT; SIGHUP reads index.json again; SIGUSR1
+            reopens the access log file. See docs/origin.md.
             """,
         options: [
             .value("package", "<dir>", help: "A package folder (its public/ part is served) or a folder pulse-pack push wrote (required)."),
@@ -21,9 +22,11 @@ public enum OriginCommand {
             .value("max-connections", "<n>", help: "Open connections at most (default 1024)."),
             .value("max-connections-per-ip", "<n>", help: "Open connections per client IP at most, 0 for no limit (default 64)."),
             .value("idle-timeout", "<seconds>", help: "Close a connection silent this long: idle or too slow (default 15)."),
+            .value("header-timeout", "<seconds>", help: "A request's line and headers must arrive within this long in all (default 10)."),
             .value("connection-memory", "<size>", help: "Memory per connection for request and response headers (default 8K: request headers up to about 7K)."),
             .value("memory-cache", "<size>", help: "Verified blobs kept in memory at most, e.g. 256M (default 256M; 0 disables)."),
             .value("memory-max-blob", "<size>", help: "Larger blobs are always sent from disk (default 8M)."),
+            .value("max-blob-size", "<size>", help: "Larger blobs are corrupt (500) without being read (default 256M)."),
             .value("recheck", "<seconds>", help: "Look at a known blob's file again after this long (default 1)."),
             .value("appconfig-max-age", "<seconds>", help: "Cache-Control max-age of app configs (default 60)."),
             .value("shutdown-timeout", "<seconds>", help: "On SIGTERM, wait this long for responses in flight (default 10)."),
@@ -51,12 +54,14 @@ public enum OriginCommand {
         if let value = try arguments.int("max-connections", in: 1...1_000_000) { server.maxConnections = value }
         if let value = try arguments.int("max-connections-per-ip", in: 0...1_000_000) { server.maxConnectionsPerIP = value }
         if let value = try arguments.int("idle-timeout", in: 1...86_400) { server.idleTimeoutSeconds = value }
+        if let value = try arguments.int("header-timeout", in: 1...3600) { server.headerTimeoutSeconds = value }
         if let value = try size(arguments, "connection-memory") {
             guard (4096...(1 << 20)).contains(value) else { throw UsageError("--connection-memory must be 4K to 1M") }
             server.connectionMemoryBytes = value
         }
         if let value = try size(arguments, "memory-cache") { origin.memoryBudget = value }
         if let value = try size(arguments, "memory-max-blob") { origin.memoryMaxBlob = value }
+        if let value = try size(arguments, "max-blob-size") { origin.maxBlobBytes = value }
         if let value = try arguments.int("recheck", in: 0...3600) { origin.recheckSeconds = Double(value) }
         if let value = try arguments.int("appconfig-max-age", in: 0...31_536_000) { origin.appconfigMaxAge = value }
         let drain = Double(try arguments.int("shutdown-timeout", in: 0...3600) ?? 10)
@@ -78,21 +83,47 @@ public enum OriginCommand {
 
     static func run(_ arguments: Arguments) throws -> Int32 {
         let (originConfiguration, serverConfiguration, logPath, drain) = try settings(arguments)
+        // Before any thread exists (the server's, the verifiers'), so that all of them inherit the mask and the
+        // signals reach only the loop below.
+        ServerSignals.block()
         let accessLog: AccessLog? = switch logPath {
         case "off": nil
         case "-": .standardOutput()
         default: try .file(logPath)
         }
         let origin = try Origin(configuration: originConfiguration, accessLog: accessLog)
-        TerminationSignals.block()  // before any server thread exists, so all of them inherit the mask
         let server = try HTTPServer(configuration: serverConfiguration, responder: origin)
         let host = serverConfiguration.listen[..<(serverConfiguration.listen.lastIndex(of: ":") ?? serverConfiguration.listen.endIndex)]
         Origin.standardError("serving \(originConfiguration.packageRoot.path) on http://\(host):\(server.port) "
             + "(\(serverConfiguration.threads) threads, pid \(getpid()))")
-        let signal = TerminationSignals.wait()
-        Origin.standardError("\(TerminationSignals.name(signal)): finishing \(server.requestsInFlight) responses in flight, then stopping")
-        server.shutdown(drainSeconds: drain)
-        Origin.standardError("stopped")
-        return ExitCode.success
+        while true {
+            let signal = ServerSignals.wait()
+            let name = ServerSignals.name(signal)
+            switch signal {
+            case SIGHUP:
+                Origin.standardError("\(name): \(origin.reloadIndex())")
+            case SIGUSR1:
+                Origin.standardError("\(name): \(accessLog?.reopen() ?? "no access log to reopen")")
+            case _ where ServerSignals.isTermination(signal):
+                Origin.standardError("\(name): finishing \(server.requestsInFlight) responses in flight, then stopping")
+                stopWithin(seconds: drain + 5)
+                server.shutdown(drainSeconds: drain)
+                Origin.standardError("stopped")
+                return ExitCode.success
+            default:
+                Origin.standardError("\(name): ignored")
+            }
+        }
+    }
+
+    /// A last resort: if the server has not stopped `seconds` after the stop began (a thread stuck in a system
+    /// call), say so and exit anyway, so a stop request is never ignored.
+    private static func stopWithin(seconds: Double) {
+        let watchdog = Thread {
+            Thread.sleep(forTimeInterval: seconds)
+            Origin.standardError("error: still not stopped \(Int(seconds)) s after the signal; exiting now")
+            _exit(1)
+        }
+        watchdog.start()
     }
 }

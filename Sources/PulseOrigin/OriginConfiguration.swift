@@ -10,6 +10,13 @@ public struct OriginConfiguration: Sendable {
     public var memoryBudget: Int = 256 << 20
     /// Blobs larger than this are always sent from disk (sendfile), never kept in memory.
     public var memoryMaxBlob: Int = 8 << 20
+    /// Larger blobs are corrupt without being read (500): no slide comes near, and hashing gigabytes before a
+    /// first answer would tie up a verifier for a minute.
+    public var maxBlobBytes: Int = 256 << 20
+    /// Threads that hash blobs before they are first served (never the server threads).
+    public var verifyThreads: Int = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount / 2))
+    /// Blobs waiting for (or in) verification at most; first requests for more get 503 with Retry-After.
+    public var verifyQueue: Int = 64
     /// Seconds a known blob's file identity is trusted before it is looked at again (replaced or removed files
     /// are noticed within this time).
     public var recheckSeconds: Double = 1

@@ -2,7 +2,7 @@ import Foundation
 import PulseHTTPServer
 
 /// A blob whose bytes were hashed and found to match its name, as it was on disk at that moment
-/// (`status`: device, inode, size, mtime). Holds the prepared responses that never change for it.
+/// (`status`: device, inode, size, modification and change time). Holds the prepared responses that never change for it.
 final class VerifiedBlob: Sendable {
     let digest: BlobDigest
     let path: String
@@ -61,6 +61,18 @@ struct OriginHeaders: Sendable {
 
     func notModifiedHeaders(etag: String, cacheControl: String = Self.immutable) -> [HTTPHeader] {
         [HTTPHeader("ETag", etag), HTTPHeader("Cache-Control", cacheControl)] + cors
+    }
+
+    /// The answer to a CORS preflight: GET and HEAD with the request headers the origin reads, remembered by
+    /// the browser for a day.
+    var preflight: [HTTPHeader] {
+        guard let allowOrigin else { return [] }
+        return [
+            HTTPHeader("Access-Control-Allow-Origin", allowOrigin),
+            HTTPHeader("Access-Control-Allow-Methods", "GET, HEAD"),
+            HTTPHeader("Access-Control-Allow-Headers", "If-None-Match, Range, If-Range"),
+            HTTPHeader("Access-Control-Max-Age", "86400"),
+        ]
     }
 
     var cors: [HTTPHeader] {

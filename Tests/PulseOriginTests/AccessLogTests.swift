@@ -20,4 +20,17 @@ import Testing
         #expect(lines[0].range(of: #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ "#, options: .regularExpression) != nil)
         #expect(lines[1].hasSuffix(" ::1 - - 0 0 0.005ms refused,aborted"))
     }
+
+    /// Issue 10 item 10: the method is escaped like the target, so it cannot move the cursor or fake fields.
+    @Test func methodIsEscaped() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("access-\(UUID().uuidString).log").path
+        defer { unlink(path) }
+        let log = try AccessLog.file(path)
+        log.record(HTTPExchange(
+            client: Array("10.1.2.3".utf8), method: "\u{1b}[2J\u{8}\u{b}GET 200", target: Array("/x".utf8), status: 400,
+            bodyBytes: 0, durationNanoseconds: 1_000, note: "bad-request:method", completed: true))
+        let line = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(line.hasSuffix(" 10.1.2.3 \\x1b[2J\\x08\\x0bGET\\x20200 /x 400 0 0.001ms bad-request:method\n"))
+        #expect(!line.utf8.contains { $0 < 0x20 && $0 != 0x0a })
+    }
 }

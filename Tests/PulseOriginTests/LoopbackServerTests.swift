@@ -12,12 +12,14 @@ final class RunningOrigin {
     let logPath: String
 
     init(_ package: TestPackage, configure: (inout HTTPServer.Configuration) -> Void = { _ in },
-         origin configureOrigin: (inout OriginConfiguration) -> Void = { _ in }) throws {
+         origin configureOrigin: (inout OriginConfiguration) -> Void = { _ in }, alarms: AlarmLog = AlarmLog(),
+         willHash: (@Sendable () -> Void)? = nil) throws {
         self.package = package
         logPath = package.root.appendingPathComponent("access.log").path
         var configuration = OriginConfiguration(packageRoot: package.root)
         configureOrigin(&configuration)
-        origin = try Origin(configuration: configuration, accessLog: try AccessLog.file(logPath), alarm: { _ in })
+        origin = try Origin(
+            configuration: configuration, accessLog: try AccessLog.file(logPath), alarm: { alarms.append($0) }, willHash: willHash)
         var serverConfiguration = HTTPServer.Configuration()
         serverConfiguration.listen = "127.0.0.1:0"
         serverConfiguration.threads = 2
@@ -28,7 +30,7 @@ final class RunningOrigin {
 
     deinit { server.stop() }
 
-    func client(timeout: Int = 10) throws -> RawHTTPClient { try RawHTTPClient(port: server.port, timeoutSeconds: timeout) }
+    func client(timeout: Double = 10) throws -> RawHTTPClient { try RawHTTPClient(port: server.port, timeoutSeconds: timeout) }
 
     var accessLog: [String] {
         (try? String(contentsOfFile: logPath, encoding: .utf8))?.split(separator: "\n").map(String.init) ?? []
@@ -86,7 +88,7 @@ final class RunningOrigin {
         #expect(unsatisfiable.header("Content-Range") == "bytes */200000")
         let post = try client.request("POST", path, ["Content-Length": "0"])
         #expect(post.status == 405)
-        #expect(post.header("Allow") == "GET, HEAD")
+        #expect(post.header("Allow") == "GET, HEAD, OPTIONS")
         let missing = try client.request("GET", "/api/sync/asset/\(SHA256.hex([1]))")
         #expect(missing.status == 404)
         #expect(missing.header("Cache-Control") == "no-store")

@@ -14,14 +14,24 @@ final class RawHTTPClient {
         var description: String
     }
 
-    let fd: Int32
+    private(set) var fd: Int32
     private var pending: [UInt8] = []
 
-    init(port: UInt16, timeoutSeconds: Int = 10) throws {
+    /// Connects to 127.0.0.1:`port`, from the loopback address `source` (e.g. 127.0.0.5) if given.
+    init(port: UInt16, source: String? = nil, timeoutSeconds: Double = 10) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket failed") }
-        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+        var timeout = timeval(tv_sec: Int(timeoutSeconds), tv_usec: Int((timeoutSeconds - timeoutSeconds.rounded(.down)) * 1e6))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else { close(fd); throw Failure(description: "bind \(source): \(String(cString: strerror(errno)))") }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
@@ -35,7 +45,13 @@ final class RawHTTPClient {
         }
     }
 
-    deinit { close(fd) }
+    deinit { if fd >= 0 { close(fd) } }
+
+    /// Hands the socket over (the caller closes it).
+    func takeDescriptor() -> Int32 {
+        defer { fd = -1 }
+        return fd
+    }
 
     func send(_ text: String) throws {
         let bytes = Array(text.utf8)
@@ -89,6 +105,13 @@ final class RawHTTPClient {
         while pending.count < count { try fill() }
         defer { pending.removeFirst(count) }
         return Array(pending[..<count])
+    }
+
+    /// True when the server has closed the connection already (without waiting).
+    func isClosedNow() -> Bool {
+        var byte: UInt8 = 0
+        let got = recv(fd, &byte, 1, Int32(MSG_DONTWAIT | MSG_PEEK))
+        return got == 0 || (got < 0 && errno == ECONNRESET)
     }
 
     /// True when the server closed the connection (read returns 0) within the receive timeout.

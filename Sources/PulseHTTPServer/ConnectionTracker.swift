@@ -1,0 +1,222 @@
+import Foundation
+import Synchronization
+
+/// Every open connection and what it is doing, for what libmicrohttpd 0.9.75 does not do itself:
+///
+/// - **Admission.** At `maxConnections`, libmicrohttpd stops accepting and new clients wait in the kernel's
+///   queue until a slot frees (15 s with idle connections). Instead it is given headroom and each new
+///   connection is admitted here: at the limit, the connection that has waited longest for a request (idle
+///   keep-alive, or trickling its headers) and for at least a second is closed to make room; when there is
+///   none, the newcomer gets a 503 and is closed at once.
+/// - **Request deadline.** libmicrohttpd's timeout restarts with every byte, so a client sending one header byte
+///   a second keeps its slot forever. A request's line, headers and body must arrive within `headerTimeout`
+///   of the connection opening, or of the end of its previous response plus the idle timeout.
+/// - **Heartbeats** for event streams, and closing streams and deferred answers when the server stops.
+///
+/// Closing from here is `shutdown(2)` on the socket: libmicrohttpd then reads end-of-file and closes the
+/// connection on its own thread. The descriptor is used only under `lock`, and libmicrohttpd reports a
+/// connection closed (which takes `lock`) before it closes the descriptor, so it is never a reused number.
+final class ConnectionTracker: @unchecked Sendable {
+    struct Limits {
+        var maxConnections: Int
+        var headerTimeout: UInt64
+        var idleTimeout: UInt64
+        var heartbeat: UInt64
+        /// A waiting connection younger than this is never closed to make room.
+        var minimumAge: UInt64 = 1_000_000_000
+    }
+
+    /// How often deadlines and heartbeats are checked.
+    static let sweepInterval = 0.25
+
+    let limits: Limits
+    private let lock = NSLock()
+    // Guarded by `lock`.
+    private var connections: [RequestContext] = []
+    private var admitted = 0
+    private var streams: [ObjectIdentifier: HTTPEventStream] = [:]
+    private var deferreds: [ObjectIdentifier: HTTPDeferredResponse] = [:]
+    private var stopping = false
+    private var sweeper: Thread?
+    private let sweepStop = DispatchSemaphore(value: 0)
+    /// Counters for tests and logs.
+    let closedByDeadline = Atomic<Int>(0)
+    let closedToMakeRoom = Atomic<Int>(0)
+    let refused = Atomic<Int>(0)
+
+    init(limits: Limits) {
+        self.limits = limits
+    }
+
+    /// Connections open and admitted now.
+    var openConnections: Int { lock.withLock { admitted } }
+
+    /// Streams open now.
+    var openStreams: Int { lock.withLock { streams.count } }
+
+    // MARK: Connections (libmicrohttpd threads)
+
+    /// A connection opened on socket `fd`. Returns false when it must be refused (the caller answers 503 and
+    /// closes it).
+    func opened(_ context: RequestContext, fd: Int32, now: UInt64) -> Bool {
+        context.phase.store(ConnectionPhase.fresh(since: now), ordering: .relaxed)
+        lock.lock()
+        defer { lock.unlock() }
+        context.fd = fd
+        context.trackerIndex = connections.count
+        connections.append(context)
+        if admitted >= limits.maxConnections && !makeRoom(now: now) {
+            context.refused = true
+            refused.add(1, ordering: .relaxed)
+            return false
+        }
+        admitted += 1
+        return true
+    }
+
+    /// The connection is closing: forget it before libmicrohttpd closes its descriptor.
+    func closed(_ context: RequestContext) {
+        lock.lock()
+        defer { lock.unlock() }
+        let index = context.trackerIndex
+        guard index >= 0, index < connections.count, connections[index] === context else { return }
+        let last = connections.removeLast()
+        if index < connections.count {
+            connections[index] = last
+            last.trackerIndex = index
+        }
+        context.trackerIndex = -1
+        context.fd = -1
+        if !context.refused { admitted -= 1 }
+    }
+
+    /// Closes the connection that has waited longest for a request (at least `minimumAge`). Lock held.
+    private func makeRoom(now: UInt64) -> Bool {
+        var victim: RequestContext?
+        var oldest = UInt64.max
+        for context in connections where context.fd >= 0 && !context.closing && !context.refused {
+            let phase = context.phase.load(ordering: .relaxed)
+            guard ConnectionPhase.isWaiting(phase) else { continue }
+            let since = ConnectionPhase.since(phase)
+            if since < oldest { oldest = since; victim = context }
+        }
+        guard let victim, now &- oldest >= limits.minimumAge else { return false }
+        close(victim)
+        closedToMakeRoom.add(1, ordering: .relaxed)
+        return true
+    }
+
+    /// Shuts the connection's socket down. Lock held.
+    private func close(_ context: RequestContext) {
+        context.closing = true
+        shutdown(context.fd, Int32(SHUT_RDWR))
+    }
+
+    // MARK: Streams and deferred answers
+
+    /// Records a stream being sent; false when the server is stopping (the stream is stopped at once).
+    func track(_ stream: HTTPEventStream) -> Bool {
+        let accepted = lock.withLock {
+            if !stopping { streams[ObjectIdentifier(stream)] = stream }
+            return !stopping
+        }
+        if !accepted { stream.stop() }
+        return accepted
+    }
+
+    func forget(_ stream: HTTPEventStream) {
+        _ = lock.withLock { streams.removeValue(forKey: ObjectIdentifier(stream)) }
+    }
+
+    /// Records a deferred answer awaited; false when the server is stopping.
+    func track(_ deferred: HTTPDeferredResponse) -> Bool {
+        lock.withLock {
+            if !stopping { deferreds[ObjectIdentifier(deferred)] = deferred }
+            return !stopping
+        }
+    }
+
+    func forget(_ deferred: HTTPDeferredResponse) {
+        _ = lock.withLock { deferreds.removeValue(forKey: ObjectIdentifier(deferred)) }
+    }
+
+    /// Ends every stream cleanly (they finish what was sent, then the final chunk); new streams are refused.
+    func stopStreams() {
+        let open: [HTTPEventStream] = lock.withLock {
+            stopping = true
+            return Array(streams.values)
+        }
+        for stream in open { stream.stop() }
+    }
+
+    /// Answers every deferred request still waiting with `fallback` (before libmicrohttpd stops, which it
+    /// refuses to do with connections suspended); returns how many there were.
+    @discardableResult
+    func abandonDeferred(with fallback: HTTPResponse) -> Int {
+        let waiting: [HTTPDeferredResponse] = lock.withLock {
+            stopping = true
+            return Array(deferreds.values)
+        }
+        for deferred in waiting { deferred.abandon(with: fallback) }
+        return waiting.count
+    }
+
+    // MARK: The sweeper thread
+
+    func startSweeping() {
+        let thread = Thread { [weak self] in
+            while let tracker = self {
+                tracker.sweep(now: monotonicNanoseconds())
+                if tracker.sweepStop.wait(timeout: .now() + ConnectionTracker.sweepInterval) == .success { return }
+            }
+        }
+        thread.name = "http-sweeper"
+        lock.withLock { sweeper = thread }
+        thread.start()
+    }
+
+    func stopSweeping() {
+        if lock.withLock({ sweeper }) != nil { sweepStop.signal() }
+    }
+
+    /// Closes connections past their request deadline and writes heartbeats to silent streams.
+    func sweep(now: UInt64) {
+        var silent: [HTTPEventStream] = []
+        lock.lock()
+        for context in connections where context.fd >= 0 && !context.closing && !context.refused {
+            let phase = context.phase.load(ordering: .relaxed)
+            let allowed: UInt64
+            switch ConnectionPhase.kind(phase) {
+            case ConnectionPhase.freshKind: allowed = limits.headerTimeout
+            case ConnectionPhase.keepAliveKind: allowed = limits.idleTimeout + limits.headerTimeout
+            default: continue
+            }
+            if now &- ConnectionPhase.since(phase) > allowed {
+                close(context)
+                closedByDeadline.add(1, ordering: .relaxed)
+            }
+        }
+        if limits.heartbeat > 0 { silent = Array(streams.values) }
+        lock.unlock()
+        for stream in silent { stream.heartbeatIfSilent(now: now, interval: limits.heartbeat) }
+    }
+}
+
+/// What a connection is doing, packed in one word so the hot path updates it with one relaxed store:
+/// the kind in the low two bits, the monotonic nanoseconds when it started in the others (low two bits dropped).
+enum ConnectionPhase {
+    static let freshKind: UInt64 = 0
+    static let keepAliveKind: UInt64 = 1
+    static let busyKind: UInt64 = 2
+
+    /// Opened, no request yet.
+    static func fresh(since now: UInt64) -> UInt64 { now & ~3 | freshKind }
+    /// Between requests on a kept-alive connection.
+    static func keepAlive(since now: UInt64) -> UInt64 { now & ~3 | keepAliveKind }
+    /// A request is being answered (or streamed): never closed by the sweeper or to make room.
+    static let busy: UInt64 = busyKind
+
+    static func kind(_ phase: UInt64) -> UInt64 { phase & 3 }
+    static func since(_ phase: UInt64) -> UInt64 { phase & ~3 }
+    static func isWaiting(_ phase: UInt64) -> Bool { phase & 3 < busyKind }
+}

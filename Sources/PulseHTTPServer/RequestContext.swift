@@ -1,0 +1,62 @@
+import Foundation
+import Synchronization
+
+/// Per-connection state, and the state of its current request from the request line (URI log callback) to
+/// the completion callback. One is made per connection and reused by its requests (libmicrohttpd handles a
+/// connection's requests one after another), so the hot path allocates nothing for it; a second one is made
+/// only if that ever overlapped.
+final class RequestContext {
+    // The connection, set when it opens.
+    /// The client's address, and as text (formatted once per connection, for the log).
+    var address: HTTPClientAddress?
+    var client: [UInt8] = [0x2d]
+    /// What the connection is doing (`ConnectionPhase`), read by the tracker's sweeper.
+    let phase = Atomic<UInt64>(0)
+    // Guarded by the tracker's lock.
+    var fd: Int32 = -1
+    var trackerIndex = -1
+    var refused = false
+    var closing = false
+
+    // The current request; touched only on the connection's thread.
+    var inUse = false
+    var target: [UInt8] = []
+    var start: UInt64 = 0
+    var method: HTTPMethod = .get
+    var methodText = ""
+    var headersSeen = false
+    var headers = HTTPRequestHeaders()
+    /// The body collected so far, when the request has one.
+    var body: [UInt8]?
+    /// Body bytes beyond `maxRequestBodyBytes` (read and dropped; the answer is 413).
+    var bodyOverrun = 0
+    var responded = false
+    /// The answer was written straight to the socket (libmicrohttpd then only closes the connection).
+    var answeredDirectly = false
+    var status = 0
+    var bodyBytes = 0
+    var note = "-"
+    var deferred: HTTPDeferredResponse?
+    var stream: HTTPEventStream?
+
+    /// Starts a request: keeps the raw target (reusing the buffer of the previous request).
+    func begin(target uri: UnsafePointer<CChar>?, start: UInt64) {
+        inUse = true
+        target.removeAll(keepingCapacity: true)
+        if let uri { target.append(contentsOf: UnsafeRawBufferPointer(start: uri, count: strlen(uri))) }
+        self.start = start
+        method = .get
+        methodText = ""
+        headersSeen = false
+        if !headers.isEmpty { headers = HTTPRequestHeaders() }
+        body = nil
+        bodyOverrun = 0
+        responded = false
+        answeredDirectly = false
+        status = 0
+        bodyBytes = 0
+        note = "-"
+        deferred = nil
+        stream = nil
+    }
+}

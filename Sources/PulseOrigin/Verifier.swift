@@ -1,0 +1,56 @@
+import Foundation
+import Synchronization
+
+/// One blob's verification in progress: whoever asks for the blob meanwhile waits for this verdict.
+final class Verification: @unchecked Sendable {
+    private let lock = NSLock()
+    private var outcome: AssetCache.Lookup?
+    private var waiters: [@Sendable (AssetCache.Lookup) -> Void] = []
+
+    /// Calls `body` with the verdict: at once if it is in, otherwise on the verifier thread when it is.
+    func whenDone(_ body: @escaping @Sendable (AssetCache.Lookup) -> Void) {
+        lock.lock()
+        if let outcome {
+            lock.unlock()
+            body(outcome)
+            return
+        }
+        waiters.append(body)
+        lock.unlock()
+    }
+
+    func finish(_ outcome: AssetCache.Lookup) {
+        let waiting: [@Sendable (AssetCache.Lookup) -> Void] = lock.withLock {
+            self.outcome = outcome
+            defer { waiters = [] }
+            return waiters
+        }
+        for waiter in waiting { waiter(outcome) }
+    }
+}
+
+/// The threads that hash blobs: a few serial queues (lanes), so hashing never runs on a server thread and at
+/// most `lanes` files are read at once however many first requests arrive.
+final class Verifier: Sendable {
+    /// Blobs waiting for or in verification at most; beyond, requests get 503 with Retry-After.
+    let maxQueued: Int
+    private let lanes: [DispatchQueue]
+    private let next = Atomic<Int>(0)
+    /// Called on the verifier thread before each file is hashed (tests hold verification here).
+    private let willHash: (@Sendable () -> Void)?
+
+    init(lanes: Int, maxQueued: Int = 64, willHash: (@Sendable () -> Void)? = nil) {
+        self.lanes = (0..<max(1, lanes)).map { DispatchQueue(label: "pulse-origin.verify.\($0)") }
+        self.maxQueued = maxQueued
+        self.willHash = willHash
+    }
+
+    func run(_ work: @escaping @Sendable () -> Void) {
+        let lane = lanes[next.add(1, ordering: .relaxed).newValue % lanes.count]
+        let willHash = willHash
+        lane.async {
+            willHash?()
+            work()
+        }
+    }
+}
