@@ -175,17 +175,15 @@ public final class PostgresConnection {
         return status == PQTRANS_INTRANS || status == PQTRANS_INERROR || status == PQTRANS_ACTIVE
     }
 
-    /// True when the connection can take a statement: libpq thinks it is up, and an idle socket has
-    /// nothing unread (a server shutting down sends an error and closes: that is read here, without
-    /// a round trip, so a pool does not hand out a connection that died while it sat idle).
+    /// True when the connection can take a statement: libpq thinks it is up, no transaction is open,
+    /// and its idle socket has nothing to read. Checked without a round trip, so a pool does not hand
+    /// out a connection that died while it sat idle: a server that ends a connection (shutting down,
+    /// `pg_terminate_backend`) sends an error and closes it, and an idle connection that does not
+    /// LISTEN receives nothing else unasked.
     public func isUsable() -> Bool {
         guard PQstatus(pointer) == CONNECTION_OK, !isInTransaction else { return false }
         var descriptor = pollfd(fd: PQsocket(pointer), events: Int16(POLLIN), revents: 0)
-        if poll(&descriptor, 1, 0) > 0 {
-            guard PQconsumeInput(pointer) != 0 else { return false }
-            while let notification = PQnotifies(pointer) { PQfreemem(notification) }
-        }
-        return PQstatus(pointer) == CONNECTION_OK
+        return poll(&descriptor, 1, 0) == 0
     }
 
     /// Reconnects with the same settings (`PQreset`); prepared statements are gone with the old
