@@ -104,7 +104,8 @@ public final class PostgresCluster: @unchecked Sendable {
         "postgresql://\(Self.applicationRole):\(applicationPassword)@127.0.0.1:\(port)/\(database)?sslmode=disable"
     }
 
-    /// A new, empty database owned by the application role; dropped when the returned value goes away.
+    /// A new, empty database owned by the application role. It lives as long as the cluster: a storage
+    /// opened on it may well outlive the returned value (tests often keep only the storage).
     public func createDatabase(_ prefix: String = "test") throws -> TestDatabase {
         let name = "\(prefix.lowercased().filter { $0.isLetter || $0.isNumber }.prefix(20))_\(UUID().uuidString.prefix(8).lowercased())"
         let admin = try PostgresConnection(try superuser())
@@ -112,9 +113,10 @@ public final class PostgresCluster: @unchecked Sendable {
         return TestDatabase(cluster: self, name: name, configuration: try PostgresConfiguration(url(database: name)))
     }
 
-    func dropDatabase(_ name: String) {
-        guard lock.withLock({ running }), let admin = try? PostgresConnection(try superuser()) else { return }
-        _ = try? admin.execute("DROP DATABASE IF EXISTS \"\(name)\" WITH (FORCE)")
+    /// Drops a database, ending its connections first.
+    public func dropDatabase(_ name: String) throws {
+        let admin = try PostgresConnection(try superuser())
+        try admin.execute("DROP DATABASE IF EXISTS \"\(name)\" WITH (FORCE)")
     }
 
     // MARK: - Setup
@@ -261,7 +263,7 @@ public final class PostgresCluster: @unchecked Sendable {
     }
 }
 
-/// A database of a `PostgresCluster`, owned by the application role; dropped at deinit.
+/// A database of a `PostgresCluster`, owned by the application role.
 public final class TestDatabase: @unchecked Sendable {
     public let cluster: PostgresCluster
     public let name: String
@@ -276,6 +278,4 @@ public final class TestDatabase: @unchecked Sendable {
 
     /// The URL of `configuration`, password included (for command lines under test).
     public var url: String { cluster.url(database: name) }
-
-    deinit { cluster.dropDatabase(name) }
 }
