@@ -13,6 +13,9 @@ extension PostgresStorage {
             let counter = Atomic<Int64>(0)
             /// Synchronization tokens sent and whether they came back; guarded by `arrivals`.
             let pending = Mutex<[String: Bool]>([:])
+            /// Whether the listener listens now; guarded by `arrivals`.
+            let listening = Mutex<Bool>(true)
+            /// Signalled when a synchronization token arrives and when the listener connects or disconnects.
             let arrivals = NSCondition()
         }
 
@@ -33,11 +36,21 @@ extension PostgresStorage {
                         state.pending.withLock { if $0[token] != nil { $0[token] = true } }
                         state.arrivals.broadcast()
                     }
-                case .notification, .connected:
-                    // A change by any instance, or a reconnect after which anything may have changed.
+                case .notification:
+                    state.counter.add(1, ordering: .releasing)  // a change by any instance
+                case .connected:
+                    // Listening again: anything may have changed meanwhile.
                     state.counter.add(1, ordering: .releasing)
+                    state.arrivals.withLock {
+                        state.listening.withLock { $0 = true }
+                        state.arrivals.broadcast()
+                    }
                 case .disconnected:
-                    break  // `current()` sees `isConnected` false from now on
+                    // `current()` sees `isConnected` false from now on.
+                    state.arrivals.withLock {
+                        state.listening.withLock { $0 = false }
+                        state.arrivals.broadcast()
+                    }
                 }
             }
         }
@@ -52,22 +65,32 @@ extension PostgresStorage {
         /// After this instance committed a change caches must see (its notification follows).
         func bump() { state.counter.add(1, ordering: .releasing) }
 
-        func expectSynchronization() -> String {
-            let token = UUID().uuidString
-            state.pending.withLock { $0[token] = false }
-            return token
-        }
-
-        func forget(_ token: String) { _ = state.pending.withLock { $0.removeValue(forKey: token) } }
-
-        /// Waits until the notification carrying `token` arrived; false after `timeout` seconds.
-        func waitForSynchronization(_ token: String, timeout: Double) -> Bool {
+        /// Sends a notification of our own with `send` and waits until it comes back: then every change
+        /// committed before it was counted. A notification sent while the listener is away is lost, so
+        /// this waits for it to listen, and sends again if it went away before the answer came.
+        /// - Returns: false when `timeout` seconds passed first.
+        func synchronize(timeout: Double, send: (String) throws -> Void) throws -> Bool {
             guard listener != nil else { return true }
             let deadline = Date().addingTimeInterval(timeout)
+            while true {
+                let token = UUID().uuidString
+                state.pending.withLock { $0[token] = false }
+                defer { _ = state.pending.withLock { $0.removeValue(forKey: token) } }
+                guard waitUntil(deadline, { state.listening.withLock { $0 } }) else { return false }
+                try send(Self.syncPrefix + token)
+                let answered = waitUntil(deadline) { state.pending.withLock { $0[token] } == true || !state.listening.withLock { $0 } }
+                if state.pending.withLock({ $0[token] }) == true { return true }
+                guard answered else { return false }
+                // The listener went away after the token was sent: it may be lost; send another.
+            }
+        }
+
+        /// Waits on `arrivals` until `condition` holds; false when `deadline` passed first.
+        private func waitUntil(_ deadline: Date, _ condition: () -> Bool) -> Bool {
             state.arrivals.lock()
             defer { state.arrivals.unlock() }
-            while state.pending.withLock({ $0[token] }) != true {
-                guard state.arrivals.wait(until: deadline) else { return state.pending.withLock { $0[token] } == true }
+            while !condition() {
+                guard state.arrivals.wait(until: deadline) else { return condition() }
             }
             return true
         }

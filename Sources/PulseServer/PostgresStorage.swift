@@ -52,6 +52,9 @@ public final class PostgresStorage: ServerStorage {
         try self.init(configuration: configuration, connections: connections, watchChanges: watchChanges)
     }
 
+    /// The schema, one migration per version (the last one's version is the current schema version).
+    public static let migrations = PostgresSchema.migrations
+
     public func generation() throws -> StorageGeneration { StorageGeneration(watch.current()) }
 
     /// Returns once every change committed (by any instance) before the call is counted in
@@ -59,10 +62,10 @@ public final class PostgresStorage: ServerStorage {
     /// notifications in commit order), so its arrival means theirs were handled.
     /// - Throws: `ServerError(.unavailable)` when it does not arrive within `timeout` seconds.
     public func synchronize(timeout: Double = 5) throws {
-        let token = watch.expectSynchronization()
-        defer { watch.forget(token) }
-        _ = try statement { try $0.query("SELECT pg_notify($1, $2)", [.text(PostgresSchema.channel), .text(ChangeWatch.syncPrefix + token)]) }
-        guard watch.waitForSynchronization(token, timeout: timeout) else {
+        let answered = try watch.synchronize(timeout: timeout) { payload in
+            _ = try statement { try $0.query("SELECT pg_notify($1, $2)", [.text(PostgresSchema.channel), .text(payload)]) }
+        }
+        guard answered else {
             throw ServerError(.unavailable,
                 "database \(configuration.redacted): change notifications did not come back within \(Int(timeout)) s "
                     + "(LISTEN needs a direct connection or a pooler in session mode)")
