@@ -26,12 +26,16 @@ extension PostgresConnection {
         }
         return try transaction { connection in
             _ = try connection.query("SELECT pg_advisory_xact_lock($1)", [.integer(lockKey)])
-            try connection.execute("""
-                CREATE TABLE IF NOT EXISTS schema_version (
-                    version bigint PRIMARY KEY,
-                    applied_at timestamptz NOT NULL DEFAULT now()
-                )
-                """)
+            // Created only when missing: CREATE … IF NOT EXISTS would need the CREATE privilege even
+            // then, and a role that only reads and writes rows may run a schema that is current.
+            if try connection.query("SELECT to_regclass('schema_version') IS NULL").first?.bool(0) == true {
+                try connection.execute("""
+                    CREATE TABLE schema_version (
+                        version bigint PRIMARY KEY,
+                        applied_at timestamptz NOT NULL DEFAULT now()
+                    )
+                    """)
+            }
             let current = try connection.query("SELECT coalesce(max(version), 0) FROM schema_version").first?.int(0) ?? 0
             guard current <= migrations.count else {
                 throw PostgresError.misuse(

@@ -120,6 +120,6 @@ public final class PostgresStorage: ServerStorage {
         if error.kind == .unavailable {
             return ServerError(.unavailable, "database \(configuration.redacted) unavailable: \(error.message)")
         }
-        return ServerError(.storage, "database \(error)")
+        return ServerError(.storage, "database \(configuration.redacted): \(error.operation): \(error.message)" + (error.sqlState.map { " (SQLSTATE \($0))" } ?? ""))
     }
 }

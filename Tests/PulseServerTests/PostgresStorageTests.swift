@@ -73,6 +73,29 @@ import Testing
         #expect(error?.kind == .storage && error?.message.contains("newer than this program knows") == true)
     }
 
+    @Test func aRoleThatOnlyReadsAndWritesRowsRunsASchemaItsOwnerCreated() throws {
+        let database = try Self.database()
+        _ = try PostgresStorage(configuration: database.configuration, watchChanges: false)  // the owner migrates
+        let role = "pulse_rows_\(UUID().uuidString.prefix(8).lowercased())"
+        let admin = try PostgresConnection(try database.cluster.superuser(database: database.name))
+        try admin.execute("""
+            CREATE ROLE \(role) LOGIN PASSWORD 'rows-only-password';
+            GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO \(role);
+            GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO \(role);
+            REVOKE CREATE ON SCHEMA public FROM PUBLIC;
+            """)
+        let configuration = database.configuration.setting("user", role).setting("password", "rows-only-password")
+        let storage = try PostgresStorage(configuration: configuration)
+        try TestContent.seed(storage, "talk", state: .live)
+        let device = try #require(try storage.enroll(credentialHash: try StorageSuiteEnrollTests.code(storage), device: StorageSuiteEnrollTests.device(1), at: 1000))
+        let sample = DiagSample(sessionId: "talk", deviceId: device.id, receivedAt: 1000, build: "1", platform: "ios", connection: [:])
+        #expect(try storage.recordSignedRequest(replayKey: [1], expiresAt: 2000, sample: sample, at: 1000))
+        #expect(try storage.advance(sessionId: "talk", to: 2, at: 1001) != .noSuchSession)
+        // It cannot change the schema.
+        let ddl = #expect(throws: PostgresError.self) { try PostgresConnection(configuration).execute("CREATE TABLE t (a int)") }
+        #expect(ddl?.sqlState == "42501")
+    }
+
     @Test func theSchemaRefusesStatesTheServerMustNeverBeIn() throws {
         let database = try Self.database()
         let storage = try PostgresStorage(configuration: database.configuration, watchChanges: false)
