@@ -25,6 +25,26 @@ import Testing
         try waitUntil("b's generation moves", seconds: 1) { try b.generation() != before }
         #expect(b.roundTrips == roundTrips)
         #expect(try b.session(id: "talk")?.maxShown == 3)
+
+        // How long after a's commit returns: spin on b's generation (an atomic load) for 20 advances.
+        _ = try a.importContent(TestContent.plan([TestContent.session("long", slides: 100)]), options: ImportOptions(), at: 1000)
+        _ = try a.updateSession(id: "long", SessionUpdate(state: .live), at: 1000)
+        try b.synchronize()
+        var delays: [Double] = []
+        for slide in 1...20 {
+            let before = try b.generation()
+            _ = try a.advance(sessionId: "long", to: slide, at: 1100)
+            let start = DispatchTime.now().uptimeNanoseconds
+            while try b.generation() == before {
+                guard DispatchTime.now().uptimeNanoseconds - start < 1_000_000_000 else { break }
+                sched_yield()
+            }
+            delays.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+            try b.synchronize()
+        }
+        delays.sort()
+        print("NOTIFY reached the other instance after: median \(delays[delays.count / 2]) ms, slowest \(delays.last!) ms")
+        #expect(delays.last! < 1000)
     }
 
     @Test func withoutItsListeningConnectionGenerationNeverRepeatsAndAReconnectMovesIt() throws {
