@@ -64,6 +64,6 @@ enum DiffCommand {
 
     static func readManifest(_ path: String) throws -> JSONValue {
         let data = try InputLoader.readFile(fileURL(path))
-        do { return try JSONValue.parse(data) } catch { throw InputError(file: path, "\(error)") }
+        return try JSONValue.parse(data, file: path)
     }
 }

@@ -63,8 +63,7 @@ final class InputLoader {
     /// Parses a JSON file into a reader of its top-level object.
     func readJSON(_ url: URL) throws -> JSONReader {
         let data = try Self.readFile(url)
-        let value: JSONValue
-        do { value = try JSONValue.parse(data) } catch { throw InputError(file: url.path, "\(error)") }
+        let value = try JSONValue.parse(data, file: url.path)
         return try JSONReader(file: url.path, value: value, warnings: warnings)
     }
 

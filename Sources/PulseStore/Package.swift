@@ -137,7 +137,7 @@ public struct PulsePackage: Sendable {
             throw StoreError(path: indexURL.path, format.map { "package format \"\($0)\" is not \(PackageIndex.currentFormat)" }
                 ?? "not a pulse package index")
         }
-        guard let index = try? JSONDecoder().decode(PackageIndex.self, from: data), PackageId.isValid(index.packageId) else {
+        guard let index = try? JSONValue.decode(PackageIndex.self, from: data), PackageId.isValid(index.packageId) else {
             throw StoreError(path: indexURL.path, "not a readable \(PackageIndex.currentFormat) index")
         }
         return index
@@ -258,7 +258,7 @@ public struct PulsePackage: Sendable {
     /// Reads a key table.
     public func readKeyTable(at url: URL) throws -> KeyTable {
         do {
-            return try JSONDecoder().decode(KeyTable.self, from: Data(contentsOf: url))
+            return try JSONValue.decode(KeyTable.self, from: Data(contentsOf: url))
         } catch {
             throw StoreError(path: url.path, "not a readable key table: \(error)")
         }

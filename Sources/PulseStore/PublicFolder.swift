@@ -58,7 +58,7 @@ public struct PublicFolder: Sendable {
             throw StoreError(path: path, format.map { "index format \"\($0)\" is not \(PublicIndex.currentFormat)" }
                 ?? "not a pulse public index")
         }
-        guard let index = try? JSONDecoder().decode(PublicIndex.self, from: data), PackageId.isValid(index.packageId) else {
+        guard let index = try? JSONValue.decode(PublicIndex.self, from: data), PackageId.isValid(index.packageId) else {
             throw StoreError(path: path, "not a readable \(PublicIndex.currentFormat) index")
         }
         return index
