@@ -25,6 +25,7 @@ enum BuildCommand {
                 .value("package-id", "<32 hex>", help: "The id of a new package (default: random); an existing package must have it."),
                 .value("jobs", "<n>", short: "j", help: "Threads per deck (default: the cores for a PDF, twice that for images)."),
                 .value("seal-to", "<age1…>", help: "Write key tables only sealed to this age recipient (the key server); repeatable.", repeating: true),
+                .flag("lenient", help: "Unknown fields in input files are warnings, not errors."),
                 .flag("json", help: "Print a machine-readable summary on stdout."),
                 .flag("quiet", short: "q", help: "No summary, no progress."),
             ],
@@ -38,6 +39,7 @@ enum BuildCommand {
                 options.packageId = arguments.value("package-id")
                 if let jobs = try arguments.int("jobs", in: 1...256) { options.workers = jobs }
                 options.sealTo = arguments.values("seal-to")
+                options.lenient = arguments.flag("lenient")
                 let json = arguments.flag("json"), quiet = arguments.flag("quiet")
                 let report = try Builder(options: options).run { session, done, total in
                     if !quiet && !json { terminal.progress("  \(session)", done: done, total: total) }

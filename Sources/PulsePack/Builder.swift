@@ -21,6 +21,8 @@ public struct Builder {
         public var workers: Int?
         /// age recipients (`age1…`): key tables are written sealed (`<deckVersion>.json.age`), never in plaintext.
         public var sealTo: [String] = []
+        /// `--lenient`: unknown fields in input files are warnings, not errors.
+        public var lenient = false
 
         public init(
             input: URL, deck: URL? = nil, output: URL, secretFile: URL? = nil,
@@ -50,7 +52,7 @@ public struct Builder {
     @discardableResult
     public func run(progress: Progress? = nil) throws -> BuildReport {
         let started = Date()
-        let warnings = Warnings()
+        let warnings = Warnings(lenient: options.lenient)
         let loader = InputLoader(warnings: warnings)
         let keyTables = try KeyTableWriter(sealTo: options.sealTo)
         let publishedAt = Timestamp.string(try publishTime())
@@ -178,6 +180,12 @@ public struct Builder {
         }
         let series = try SeriesDescription(file: options.input, loader: loader)
         let sessions = try series.sessionFiles.map { try SessionDescription(file: $0, loader: loader) }
+        for session in sessions {
+            if let other = session.seriesId, other != series.id {
+                throw InputError(file: session.file.path, path: "series",
+                    "names series \"\(other)\", but it is built by series \"\(series.id)\" (\(options.input.path))")
+            }
+        }
         var ids = Set<String>()
         for session in sessions where !ids.insert(session.id).inserted {
             throw InputError(file: session.file.path, path: "id", "session \"\(session.id)\" appears twice in the series")
