@@ -26,6 +26,7 @@ enum BuildCommand {
                 .value("jobs", "<n>", short: "j", help: "Threads per deck (default: the cores for a PDF, twice that for images)."),
                 .value("seal-to", "<age1…>", help: "Write key tables only sealed to this age recipient (the key server); repeatable.", repeating: true),
                 .flag("lenient", help: "Unknown fields in input files are warnings, not errors."),
+                .value("max-image-size", "<size>", help: "Warn about a photo or logo larger than this, e.g. 500kB, 2MB (default 2MB)."),
                 .flag("json", help: "Print a machine-readable summary on stdout."),
                 .flag("quiet", short: "q", help: "No summary, no progress."),
             ],
@@ -40,6 +41,12 @@ enum BuildCommand {
                 if let jobs = try arguments.int("jobs", in: 1...256) { options.workers = jobs }
                 options.sealTo = arguments.values("seal-to")
                 options.lenient = arguments.flag("lenient")
+                if let text = arguments.value("max-image-size") {
+                    guard let bytes = ByteCount.parse(text), bytes > 0 else {
+                        throw UsageError("--max-image-size must be a size such as 500kB or 2MB, got \"\(text)\"")
+                    }
+                    options.warnImageBytes = bytes
+                }
                 let json = arguments.flag("json"), quiet = arguments.flag("quiet")
                 let report = try Builder(options: options).run { session, done, total in
                     if !quiet && !json { terminal.progress("  \(session)", done: done, total: total) }
@@ -66,7 +73,15 @@ enum BuildCommand {
         for document in report.documents {
             lines.append("  \(document.kind) \(document.id): packageVersion \(Format.short(document.packageVersion))\(document.changed ? "" : " (unchanged)")")
         }
-        lines.append("  images: \(report.newImages) new / \(report.reusedImages) reused")
+        for session in report.sessions {
+            guard let files = session.slideFiles else { continue }
+            let shown = files.count <= 6 ? files : Array(files.prefix(3)) + ["…"] + Array(files.suffix(2))
+            lines.append("  session \(session.id): slides in natural order of their names: " + shown.joined(separator: ", ")
+                + (session.ignoredFiles.isEmpty ? "" : "; ignored: " + session.ignoredFiles.joined(separator: ", ")))
+        }
+        lines.append("  images: \(report.newImages + report.reusedImages) (\(Format.bytes(report.imageBytes))), "
+            + "\(report.newImages) new / \(report.reusedImages) reused"
+            + (report.largestImage.map { "; largest \(Format.bytes($0.bytes)): \($0.path)" } ?? ""))
         if let migrated = report.migrated { lines.append("  moved from the pulse-package/1 layout; package id \(migrated)") }
         lines.append("  package secret: \(report.secret)" + (report.secretCreated ? " (created: keep it, it is not in the package)" : ""))
         if let first = report.sessions.first {

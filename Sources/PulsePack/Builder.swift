@@ -1,6 +1,7 @@
 import Foundation
 import PulseCore
 import PulseCrypto
+import PulseImage
 import PulseStore
 
 /// `pulse-pack build`: series/session files and decks → blobs, manifests, gated resources, key tables,
@@ -23,6 +24,8 @@ public struct Builder {
         public var sealTo: [String] = []
         /// `--lenient`: unknown fields in input files are warnings, not errors.
         public var lenient = false
+        /// `--max-image-size`: public images above this many bytes are warned about.
+        public var warnImageBytes = ImageLimits.defaultWarnBytes
 
         public init(
             input: URL, deck: URL? = nil, output: URL, secretFile: URL? = nil,
@@ -53,7 +56,7 @@ public struct Builder {
     public func run(progress: Progress? = nil) throws -> BuildReport {
         let started = Date()
         let warnings = Warnings(lenient: options.lenient)
-        let loader = InputLoader(warnings: warnings)
+        let loader = InputLoader(warnings: warnings, warnImageBytes: options.warnImageBytes)
         let keyTables = try KeyTableWriter(sealTo: options.sealTo)
         let publishedAt = Timestamp.string(try publishTime())
         if let id = options.packageId, !PackageId.isValid(id) {
@@ -112,6 +115,8 @@ public struct Builder {
             }
             for image in loader.images.values.sorted(by: { $0.hash < $1.hash }) {
                 if try blobs.put(image.bytes, hash: image.hash) { report.newImages += 1 } else { report.reusedImages += 1 }
+                report.imageBytes += image.bytes.count
+                if image.bytes.count > report.largestImage?.bytes ?? -1 { report.largestImage = (image.path, image.bytes.count) }
             }
             // Blobs first: every manifest and blob list written below names only blobs already in place.
             journal.blobs = blobs.hashes

@@ -85,3 +85,27 @@ struct SuggestionTests {
         #expect(help.contains("--version"))
     }
 }
+
+struct ByteCountTests {
+    @Test func formatsInSIUnits() {
+        #expect(ByteCount.format(0) == "0 B")
+        #expect(ByteCount.format(999) == "999 B")
+        #expect(ByteCount.format(1000) == "1.0 kB")
+        #expect(ByteCount.format(1_234_567) == "1.2 MB")
+        #expect(ByteCount.format(300_000_000) == "300.0 MB")
+        #expect(ByteCount.format(2_500_000_000) == "2.5 GB")
+    }
+
+    @Test func parsesSizes() {
+        #expect(ByteCount.parse("2MB") == 2_000_000)
+        #expect(ByteCount.parse("500kB") == 500_000)
+        #expect(ByteCount.parse("2m") == 2_000_000)
+        #expect(ByteCount.parse("1.5GB") == 1_500_000_000)
+        #expect(ByteCount.parse("2MiB") == 2_097_152)
+        #expect(ByteCount.parse("123") == 123)
+        #expect(ByteCount.parse("12B") == 12)
+        #expect(ByteCount.parse("two") == nil)
+        #expect(ByteCount.parse("MB") == nil)
+        #expect(ByteCount.parse("-1MB") == nil)
+    }
+}
