@@ -43,7 +43,9 @@ public enum CommandLineTool {
             }
             return try run(parsed)
         } catch let error as UsageError {
-            printError("\(path.joined(separator: " ")): \(error.message)")
+            // One prefix for every error of every tool: `<tool>: error: [<subcommand>: ]<what>`.
+            let context = path.dropFirst().map { "\($0): " }.joined()
+            printError("\(root.name): error: \(context)\(error.message)")
             printError("See '\(path.joined(separator: " ")) --help'.")
             return ExitCode.usage
         } catch {

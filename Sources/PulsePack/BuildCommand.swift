@@ -17,7 +17,16 @@ enum BuildCommand {
                 ~/.config/…; created 0600 on the first build): never from inside the package folder.
                 Same input, package id and secret, and SOURCE_DATE_EPOCH set → byte-identical package.
                 A pulse-package/1 folder is moved to the current layout first.
+                Unknown fields are errors (--lenient: warnings). Image folders are read in natural order of their
+                names (slide2 before slide10, case ignored); .DS_Store, Thumbs.db and the like are ignored.
+                --json: docs/json-output.md.
                 """,
+            examples: [
+                "pulse-pack build Samples/series.json --out pkg              # a series and all its sessions",
+                "pulse-pack build talk.json --deck talk.pdf --out pkg        # one session; --deck overrides its \"deck\"",
+                "pulse-pack build Samples/series.json --out pkg --seal-to age1…   # key tables only sealed",
+                "SOURCE_DATE_EPOCH=$(git log -1 --format=%ct) pulse-pack build series.json --out pkg --package-id <32 hex> --secret-file ci.secret",
+            ],
             options: [
                 .value("out", "<dir>", short: "o", help: "The package folder (created if missing)."),
                 .value("deck", "<pdf-or-folder>", help: "The deck of a single session: a PDF or a folder of images."),
@@ -85,9 +94,10 @@ enum BuildCommand {
         if let migrated = report.migrated { lines.append("  moved from the pulse-package/1 layout; package id \(migrated)") }
         lines.append("  package secret: \(report.secret)" + (report.secretCreated ? " (created: keep it, it is not in the package)" : ""))
         if let first = report.sessions.first {
-            lines.append("Look at it: cat \(first.manifestPath)")
-            lines.append("            pulse-pack verify \(report.package)")
-            lines.append("Publish:    pulse-pack push \(report.package) --to <folder or s3://bucket/prefix>   (public/ only)")
+            let package = ShellQuoting.quote(report.package)
+            lines.append("Look at it: cat \(ShellQuoting.quote(first.manifestPath))")
+            lines.append("            pulse-pack verify \(package)")
+            lines.append("Publish:    pulse-pack push \(package) --to <folder or s3://bucket/prefix>   (public/ only)")
         }
         return lines
     }

@@ -19,6 +19,12 @@ public enum PulsePackCLI {
         Command(
             name: "pulse-pack",
             abstract: "Package an event's slide decks for offline pre-caching: encrypted, content-addressed, verifiable.",
+            examples: [
+                "pulse-pack build Samples/series.json --out pkg",
+                "pulse-pack verify pkg",
+                "pulse-pack diff pkg keynote",
+                "pulse-pack push pkg --to s3://bucket/event --endpoint https://s3.example.net --region eu-central-1",
+            ],
             subcommands: [
                 BuildCommand.command(terminal: terminal, environment: environment),
                 VerifyCommand.command(terminal: terminal, environment: environment),

@@ -68,10 +68,10 @@ struct SuggestionTests {
         var errors: [String] = []
         let code = CommandLineTool.main(tool, arguments: ["biuld"], errorHandler: { _ in 1 }, print: { _ in }, printError: { errors.append($0) })
         #expect(code == ExitCode.usage)
-        #expect(errors.first == #"tool: unknown command "biuld"; did you mean "build"?"#)
+        #expect(errors.first == #"tool: error: unknown command "biuld"; did you mean "build"?"#)
         errors = []
         _ = CommandLineTool.main(tool, arguments: ["build", "--output", "x"], errorHandler: { _ in 1 }, print: { _ in }, printError: { errors.append($0) })
-        #expect(errors.first == "tool build: unknown option --output; did you mean --out?")
+        #expect(errors.first == "tool: error: build: unknown option --output; did you mean --out?")
     }
 
     @Test func everyToolHasVersion() {
