@@ -82,3 +82,28 @@ struct ConsistencyTests {
         }
     }
 }
+
+extension ConsistencyTests {
+    /// A Foundation error that reaches the CLI unwrapped still names its file and the system's reason.
+    @Test func anUnwrappedFoundationErrorNamesItsFile() {
+        let error = CocoaError(.fileWriteVolumeReadOnly, userInfo: [NSFilePathErrorKey: "/mnt/usb/pkg"])
+        #expect(PulsePackCLI.describe(error) == "/mnt/usb/pkg: Read-only file system")
+        #expect(PulsePackCLI.describe(InputError(file: "a.json", "x")) == "a.json: x")
+    }
+
+    /// A damaged index names the line and column, like an input file.
+    @Test func aDamagedIndexGivesItsPosition() throws {
+        let folder = try Support.temporaryFolder()
+        let session = try Support.sessionFile(in: folder, deck: Support.fixtures.appendingPathComponent("pdf/three-pages.pdf"))
+        let out = folder.appendingPathComponent("pkg")
+        try Support.build(session, out: out)
+        let index = out.appendingPathComponent("server/index.json")
+        var text = try String(contentsOf: index, encoding: .utf8)
+        text = text.replacingOccurrences(of: "  \"format\": ", with: "  \"format\": 1,\n  \"format\": ")
+        try Data(text.utf8).write(to: index)
+        let first = try #require(text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains("\"format\"") }) + 1
+        let result = Support.cli(["diff", out.path, "talk"])
+        #expect(result.code == 65)
+        #expect(result.err == [#"pulse-pack: error: \#(index.path):\#(first + 1):3: not valid JSON: duplicate field "format" (first at line \#(first), column 3)"#], "\(result.err)")
+    }
+}
