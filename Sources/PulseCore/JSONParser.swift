@@ -12,6 +12,8 @@ struct JSONParser {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var offset = 0
     private var depth = 0
+    /// The last ',' seen: where a trailing comma is reported.
+    private var lastComma = 0
 
     private init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
@@ -130,8 +132,6 @@ struct JSONParser {
             }
         }
     }
-
-    private var lastComma = 0
 
     private mutating func array() throws(Failure) -> JSONValue {
         let start = offset

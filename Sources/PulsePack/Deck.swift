@@ -70,8 +70,8 @@ struct Deck: Sendable {
         do { names = try FileManager.default.contentsOfDirectory(atPath: url.path) } catch {
             throw InputError(file: url.path, "cannot list the folder (\(AtomicFile.reason(error)))")
         }
-        let ignored = names.filter(isJunk).sorted(by: naturalOrder)
-        let files = names.filter { !isJunk($0) }.sorted(by: naturalOrder).map { url.appendingPathComponent($0) }
+        let ignored = names.filter(isJunk).naturallySorted()
+        let files = names.filter { !isJunk($0) }.naturallySorted().map { url.appendingPathComponent($0) }
         guard !files.isEmpty else { throw InputError(file: url.path, "the image folder has no slides") }
         for file in files { try checkSlideFile(file) }
         var deck = Deck(url: url, source: .images(files), slideCount: files.count, checked: nil)
@@ -175,24 +175,50 @@ enum SlideReader {
 /// File names in natural order, as file managers show them: digit runs compare as numbers (`slide2`
 /// before `slide10`) and letters without regard to case (`slide1` before `Slide10`); names equal but for
 /// case or zero padding fall back to their bytes, so the order is total.
-func naturalOrder(_ a: String, _ b: String) -> Bool {
-    var left = Substring(a)[...], right = Substring(b)[...]
-    while let l = left.first, let r = right.first {
-        if l.isASCII && l.isNumber && r.isASCII && r.isNumber {
-            let leftDigits = left.prefix { $0.isASCII && $0.isNumber }
-            let rightDigits = right.prefix { $0.isASCII && $0.isNumber }
-            let leftTrimmed = leftDigits.drop { $0 == "0" }, rightTrimmed = rightDigits.drop { $0 == "0" }
-            if leftTrimmed.count != rightTrimmed.count { return leftTrimmed.count < rightTrimmed.count }
-            if leftTrimmed != rightTrimmed { return leftTrimmed < rightTrimmed }
-            left = left.dropFirst(leftDigits.count)
-            right = right.dropFirst(rightDigits.count)
-        } else {
-            let lower = l.lowercased(), upper = r.lowercased()
-            if lower != upper { return lower < upper }
-            left = left.dropFirst()
-            right = right.dropFirst()
-        }
+func naturalOrder(_ a: String, _ b: String) -> Bool { NaturalKey(a) < NaturalKey(b) }
+
+extension Sequence<String> {
+    /// Sorted in natural order, each name folded once (not once per comparison: sorting 250 slide
+    /// names character by character cost 80 M instructions, 2% of a build).
+    func naturallySorted() -> [String] {
+        map { (NaturalKey($0), $0) }.sorted { $0.0 < $1.0 }.map(\.1)
     }
-    if left.isEmpty != right.isEmpty { return left.isEmpty }
-    return a < b
+}
+
+/// A name's bytes with case folded, for natural order; its own bytes break ties.
+struct NaturalKey: Comparable {
+    let folded: [UInt8]
+    let original: [UInt8]
+
+    init(_ name: String) {
+        original = Array(name.utf8)
+        folded = original.allSatisfy { $0 < 0x80 } ? original.map { $0 &- 65 < 26 ? $0 | 0x20 : $0 } : Array(name.lowercased().utf8)
+    }
+
+    static func < (a: NaturalKey, b: NaturalKey) -> Bool {
+        let x = a.folded, y = b.folded
+        var i = 0, j = 0
+        while i < x.count, j < y.count {
+            if isDigit(x[i]), isDigit(y[j]) {
+                var endI = i, endJ = j
+                while endI < x.count, isDigit(x[endI]) { endI += 1 }
+                while endJ < y.count, isDigit(y[endJ]) { endJ += 1 }
+                var startI = i, startJ = j
+                while startI < endI - 1, x[startI] == UInt8(ascii: "0") { startI += 1 }
+                while startJ < endJ - 1, y[startJ] == UInt8(ascii: "0") { startJ += 1 }
+                if endI - startI != endJ - startJ { return endI - startI < endJ - startJ }
+                if !x[startI..<endI].elementsEqual(y[startJ..<endJ]) { return x[startI..<endI].lexicographicallyPrecedes(y[startJ..<endJ]) }
+                i = endI
+                j = endJ
+            } else {
+                if x[i] != y[j] { return x[i] < y[j] }
+                i += 1
+                j += 1
+            }
+        }
+        if (i < x.count) != (j < y.count) { return j < y.count }
+        return a.original.lexicographicallyPrecedes(b.original)
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
 }

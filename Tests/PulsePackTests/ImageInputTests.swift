@@ -161,3 +161,13 @@ struct ImageInputTests {
         #expect(ImageLimits.format(forExtension: "a.JPEG") == .jpeg)
     }
 }
+
+extension ImageInputTests {
+    /// The sort used for folders (names folded once) is the same order as the comparison.
+    @Test func naturallySortedMatchesNaturalOrder() {
+        let names = ["b2", "B10", "a", "A", "ä1", "Ä2", "x010", "x10", "x9", "slide02b", "Slide2", "slide2", "10", "9", "", "z~"]
+        #expect(names.naturallySorted() == names.sorted(by: naturalOrder))
+        #expect(names.naturallySorted().first == "")
+        #expect(Array(names.naturallySorted().prefix(3)) == ["", "9", "10"])
+    }
+}
