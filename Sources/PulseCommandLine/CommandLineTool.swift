@@ -141,7 +141,8 @@ public enum CommandLineTool {
             lines += ["", "ARGUMENTS:"]
             lines += command.positionals.map { row("<\($0.name)>", $0.help) }
         }
-        if !command.options.isEmpty || command.run != nil {
+        let isRoot = path.count == 1
+        if !command.options.isEmpty || command.run != nil || isRoot {
             lines += ["", "OPTIONS:"]
             for option in command.options {
                 var label = option.short.map { "-\($0), " } ?? ""
@@ -149,9 +150,7 @@ public enum CommandLineTool {
                 lines.append(row(label, option.help))
             }
             lines.append(row("-h, --help", "Show help information."))
-        }
-        if path.count == 1 {
-            lines += ["", "  --version prints the version (\(ToolVersion.current))."]
+            if isRoot { lines.append(row("--version", "Show the version (\(ToolVersion.current)).")) }
         }
         if !command.subcommands.isEmpty {
             lines += ["", "SUBCOMMANDS:"]
@@ -162,7 +161,7 @@ public enum CommandLineTool {
     }
 
     private static func row(_ label: String, _ help: String) -> String {
-        let padded = label.count < 26 ? label + String(repeating: " ", count: 26 - label.count) : label + "  "
+        let padded = label.count < 28 ? label + String(repeating: " ", count: 28 - label.count) : label + "  "
         return "  " + padded + help
     }
 }
