@@ -107,3 +107,23 @@ extension ConsistencyTests {
         #expect(result.err == [#"pulse-pack: error: \#(index.path):\#(first + 1):3: not valid JSON: duplicate field "format" (first at line \#(first), column 3)"#], "\(result.err)")
     }
 }
+
+extension ConsistencyTests {
+    /// verify reports its progress (drawn as a bar on a terminal only): every blob and every slide.
+    @Test func verifyReportsProgress() throws {
+        let folder = try Support.temporaryFolder()
+        let session = try Support.sessionFile(in: folder, deck: Support.fixtures.appendingPathComponent("pdf/three-pages.pdf"))
+        let out = folder.appendingPathComponent("pkg")
+        try Support.build(session, out: out)
+        final class Steps: @unchecked Sendable { var seen: [String: (done: Int, total: Int)] = [:] }
+        let steps = Steps()
+        var verifier = Verifier(package: out, keys: nil, environment: Support.environment)
+        verifier.progress = { step, done, total in steps.seen[step] = (done, total) }
+        let report = verifier.run()
+        #expect(report.problems.isEmpty, "\(report.problems)")
+        let blobs = try #require(steps.seen["  re-hashing blobs"])
+        #expect(blobs.done == blobs.total && blobs.total == report.blobs)
+        let slides = try #require(steps.seen["  decrypting talk"])
+        #expect(slides.done == 3 && slides.total == 3)
+    }
+}
