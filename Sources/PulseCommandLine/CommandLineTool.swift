@@ -43,8 +43,8 @@ public enum CommandLineTool {
             }
             return try run(parsed)
         } catch let error as UsageError {
-            // One prefix for every error of every tool: `<tool>: error: [<subcommand>: ]<what>`.
-            let context = path.dropFirst().map { "\($0): " }.joined()
+            // One prefix for every error of every tool: `<tool>: error: [<subcommand path>: ]<what>`.
+            let context = path.count > 1 ? path.dropFirst().joined(separator: " ") + ": " : ""
             printError("\(root.name): error: \(context)\(error.message)")
             printError("See '\(path.joined(separator: " ")) --help'.")
             return ExitCode.usage
