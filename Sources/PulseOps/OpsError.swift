@@ -13,6 +13,8 @@ public struct OpsError: Error, CustomStringConvertible, Equatable {
         case failure
         /// The command line or its configuration is wrong (no credentials, bad target): exit 64.
         case usage
+        /// Another push or gc holds the target's lease: try again later (exit 75, EX_TEMPFAIL).
+        case busy
     }
 
     public var kind: Kind
@@ -34,6 +36,7 @@ public struct OpsError: Error, CustomStringConvertible, Equatable {
         case .badInput: ExitCode.dataError
         case .failure: ExitCode.failure
         case .usage: ExitCode.usage
+        case .busy: 75
         }
     }
 
