@@ -38,7 +38,7 @@ public struct FolderTarget: PushTarget {
     public func read(_ path: String) throws -> Data? {
         guard try size(of: path) != nil else { return nil }
         do { return try Data(contentsOf: url(path)) } catch {
-            throw StoreError(path: url(path).path, "cannot read: \(AtomicFile.reason(error))")
+            throw StoreError(path: url(path).path, "cannot read: \(OpsError.reason(error))")
         }
     }
 
@@ -65,7 +65,7 @@ public struct FolderTarget: PushTarget {
             do { values = try file.resourceValues(forKeys: [.isRegularFileKey, .fileSizeKey, .contentModificationDateKey]) } catch {
                 // Gone since the folder was read (a temp file renamed into place): not there any more.
                 if (error as NSError).code == NSFileReadNoSuchFileError { continue }
-                throw StoreError(path: file.path, "cannot list: \(AtomicFile.reason(error))")
+                throw StoreError(path: file.path, "cannot list: \(OpsError.reason(error))")
             }
             guard values.isRegularFile == true else { continue }
             let full = file.standardizedFileURL.path
@@ -74,7 +74,7 @@ public struct FolderTarget: PushTarget {
                 path: String(full.dropFirst(rootPath.count)), size: values.fileSize ?? 0,
                 modified: values.contentModificationDate ?? .distantPast))
         }
-        if let (url, error) = failure { throw StoreError(path: url.path, "cannot list: \(AtomicFile.reason(error))") }
+        if let (url, error) = failure { throw StoreError(path: url.path, "cannot list: \(OpsError.reason(error))") }
         return objects.sorted { $0.path < $1.path }
     }
 
