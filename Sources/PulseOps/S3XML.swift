@@ -1,4 +1,5 @@
 import Foundation
+import PulseCore
 
 /// The `<Error><Code>…</Code><Message>…</Message></Error>` body of a failed S3 request. Lenient on
 /// purpose: it only decorates an error that is already an error.
@@ -111,14 +112,18 @@ enum S3XML {
             while position < bytes.count, [0x20, 0x09, 0x0a, 0x0d].contains(bytes[position]) { position += 1 }
         }
 
-        func starts(with text: String) -> Bool {
-            let pattern = Array(text.utf8)
-            return bytes.count - position >= pattern.count && Array(bytes[position..<position + pattern.count]) == pattern
+        func starts(with text: StaticString) -> Bool {
+            let count = text.utf8CodeUnitCount
+            guard bytes.count - position >= count else { return false }
+            return text.withUTF8Buffer { pattern in
+                for index in 0..<count where bytes[position + index] != pattern[index] { return false }
+                return true
+            }
         }
 
-        mutating func skip(past text: String) -> Bool {
+        mutating func skip(past text: StaticString) -> Bool {
             while !atEnd {
-                if starts(with: text) { position += text.utf8.count; return true }
+                if starts(with: text) { position += text.utf8CodeUnitCount; return true }
                 position += 1
             }
             return false
@@ -151,10 +156,16 @@ enum S3XML {
                 }
                 if byte == UInt8(ascii: ">") { break }
             }
-            var text: [UInt8] = []
+            // The text after the last child (S3's elements hold either text or children).
+            var textStart = position
             while true {
                 guard !atEnd else { throw Malformed("the document ends inside <\(element.name)> (cut off?)") }
+                guard bytes[position] == UInt8(ascii: "<") else {
+                    position += 1
+                    continue
+                }
                 if starts(with: "</") {
+                    let text = bytes[textStart..<position]
                     position += 2
                     let closing = try name()
                     skipSpace()
@@ -167,18 +178,15 @@ enum S3XML {
                 }
                 if starts(with: "<!--") {
                     guard skip(past: "-->") else { throw Malformed("an unterminated comment") }
+                    textStart = position
                     continue
                 }
-                if bytes[position] == UInt8(ascii: "<") {
-                    element.children.append(try self.element())
-                    continue
-                }
-                text.append(bytes[position])
-                position += 1
+                element.children.append(try self.element())
+                textStart = position
             }
         }
 
-        static func decode(_ raw: [UInt8]) throws -> String {
+        static func decode(_ raw: ArraySlice<UInt8>) throws -> String {
             let text = String(decoding: raw, as: UTF8.self)
             guard text.contains("&") else { return text }
             var out = ""
@@ -205,7 +213,12 @@ enum S3XML {
         }
     }
 
+    /// S3's `2026-12-01T15:40:48.000Z`: the common form without a formatter (a page holds a thousand).
     static func date(_ text: String) -> Date? {
+        if text.utf8.count == 24, text.hasSuffix("Z"), let dot = text.firstIndex(of: "."),
+           let whole = Timestamp.date(String(text[..<dot]) + "Z"), let fraction = Double("0" + text[dot...].dropLast()) {
+            return whole.addingTimeInterval(fraction)
+        }
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         if let date = formatter.date(from: text) { return date }
