@@ -12,7 +12,8 @@ Control paths, never forwarded:
   POST /__proxy/clear    clears rules and log
 
 A rule: {"method": "PUT", "match": "<regex searched in the request target>", "fault": "<name>",
-         "times": <how many matching requests it hits, default all>, "skip": <matching requests let through first>}
+         "times": <how many matching requests it hits, default all>, "skip": <matching requests let through first>,
+         "every": <hit only every n-th matching request, default 1>}
 
 Faults:
   drop           answer 200 (ETag: the body's MD5) without forwarding: a store that keeps nothing
@@ -52,7 +53,7 @@ def pick(method, target):
             if rule.get("method", method) != method or not re.search(rule.get("match", ""), target):
                 continue
             rule["seen"] = rule.get("seen", 0) + 1
-            if rule["seen"] <= rule.get("skip", 0):
+            if rule["seen"] <= rule.get("skip", 0) or (rule["seen"] - rule.get("skip", 0)) % rule.get("every", 1) != 0:
                 continue
             if "times" in rule and rule.get("hit", 0) >= rule["times"]:
                 continue
