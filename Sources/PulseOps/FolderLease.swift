@@ -2,14 +2,14 @@ import Foundation
 import PulseStore
 import Synchronization
 
-/// A lease on a folder target: an flock on `<folder>/.pulse-lock`. The kernel releases it when its
+/// A lease on a folder target: an flock on `<folder>/.lock`. The kernel releases it when its
 /// holder exits, also on `kill -9`, so it needs no expiry and never lapses while its holder lives. The
 /// holder writes who it is into the file for whoever finds it taken; the file itself stays.
 final class FolderLease: TargetLease {
     private let fd: Int32
     private let released = Atomic(false)
 
-    static let fileName = ".pulse-lock"
+    static let fileName = ".lock"
 
     private init(fd: Int32) { self.fd = fd }
 

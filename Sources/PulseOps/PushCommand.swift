@@ -18,7 +18,7 @@ public enum PushCommand {
                 each checked against its SHA-256, sent with Content-MD5 and x-amz-checksum-sha256, the answer's ETag \
                 checked), then a listing must show every one with its size; then blob lists and app configs; then \
                 index.json, the commit point: nobody ever sees an index naming a missing file. A push that changes \
-                the target holds its lease (.pulse-lease on S3, an flock on .pulse-lock in a folder), so no gc of \
+                the target holds its lease (.pulse-lease on S3, an flock on .lock in a folder), so no gc of \
                 the same target runs meanwhile. A target holding another package, or with no index.json but other \
                 files, is refused unless --force. Re-running after an interruption finishes the job.
                 Targets: a folder, or s3://bucket/prefix (credentials: AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, \

@@ -8,7 +8,7 @@ import PulseCrypto
 /// A push holds it from the listing that decides what the target already has until its index.json is
 /// written; a gc from the reading of index.json until its last delete. On S3 it is an object,
 /// `.pulse-lease`, created with `If-None-Match: *`, renewed with `If-Match` while its holder works and
-/// broken only once it has lapsed (`S3Lease`); on a folder an flock on `.pulse-lock`, which the kernel
+/// broken only once it has lapsed (`S3Lease`); on a folder an flock on `.lock`, which the kernel
 /// releases when its holder exits, also on `kill -9` (`FolderLease`).
 public protocol TargetLease: AnyObject, Sendable {
     /// Throws if the lease is no longer held (it lapsed while this process stalled, and another took

@@ -45,12 +45,12 @@ struct Harness {
         }
     }
 
-    /// Every file path on the target but its lease (`.pulse-lock`, `.pulse-lease`), which push and gc take.
+    /// Every file path on the target but its lease (`.lock`, `.pulse-lease`), which push and gc take.
     func paths() throws -> Set<String> { Set(try target.list(under: "").map(\.path)).subtracting(leaseFiles) }
 }
 
 /// The lease files push and gc leave (a folder's lock file stays; an S3 lease is deleted when released).
-let leaseFiles: Set<String> = [".pulse-lock", ".pulse-lease"]
+let leaseFiles: Set<String> = [".lock", ".pulse-lease"]
 
 /// Output of one CLI run.
 struct CLIResult {

@@ -127,7 +127,7 @@ final class InterleavingTarget: PushTarget, @unchecked Sendable {
         let start = Date()
         let refused = runCLI(PushCommand.make, [package.root.path, "--to", harness.location, "--wait", "1s"])
         #expect(refused.code == 75)
-        #expect(refused.err.contains("\(harness.location)/.pulse-lock: held by a gc on host") && refused.err.contains("pid \(getpid())"), "\(refused.err)")
+        #expect(refused.err.contains("\(harness.location)/.lock: held by a gc on host") && refused.err.contains("pid \(getpid())"), "\(refused.err)")
         #expect(Date().timeIntervalSince(start) >= 1)
         held.release()
         #expect(runCLI(PushCommand.make, [package.root.path, "--to", harness.location]).code == 0)
