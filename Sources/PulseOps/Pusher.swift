@@ -25,11 +25,12 @@ public struct PushProgress: Sendable {
 /// Publishes a package's public part (`<package>/public/`, nothing of `server/`) to a target in an order
 /// that never exposes an index naming a missing file, and checks what landed before it commits:
 ///
-/// 1. index.json of the target is read (another package there is refused unless `force`), and the
-///    target listed once (one request per 1,000 objects on S3, no HEAD per file): what is there with
-///    the right size is skipped (content-addressed), so an unchanged package costs two requests;
-/// 2. anything to change, and the push takes the target's lease (`TargetLease`) and lists again under
-///    it, so no gc deletes a blob between "already there" and the commit;
+/// 1. index.json of the target is read (another package there is refused unless `force`); a first push,
+///    or one whose index.json is unchanged, lists the target (one request per 1,000 objects on S3, no
+///    HEAD per file): what is there with the right size is skipped (content-addressed), so an unchanged
+///    package costs two requests and no lease;
+/// 2. anything to change, and the push takes the target's lease (`TargetLease`) and lists under it
+///    what it will count as already there, so no gc deletes such a blob before the commit;
 /// 3. blobs (each checked against its SHA-256 before sending; on S3 sent with Content-MD5 and
 ///    x-amz-checksum-sha256, the answer's ETag checked), then one listing of `assets/` that must show
 ///    every blob the new blob lists name, with its exact size;
@@ -113,19 +114,30 @@ public struct Pusher: Sendable {
         if !force, let remoteIndex { try Self.checkSamePackage(remoteIndex, local: local.index, target: target.displayName) }
         let commits = remoteIndex != local.indexData
 
-        // A push that will change the target holds the lease from its listing to its commit.
+        // A push that will change the target holds the lease from its listing to its commit. A first
+        // push looks before it takes it (no lock file is left in someone else's folder), and so does
+        // one whose index is unchanged (if nothing is missing either, it is done without one).
         var lease: (any TargetLease)?
         defer { lease?.release() }
-        if commits { lease = try target.acquireLease(for: "push", wait: wait) }
-        var plan = Plan(local: local, listing: try target.list(under: ""))
-        if remoteIndex == nil, !force, let foreign = plan.foreign {
-            throw OpsError(.badInput, target.describe(foreign), "is not a file of a pushed package, and the target has no index.json: "
-                + "it holds something else (an organizer's source folder?); push into an empty folder or a previous push target, or use --force")
+        var decided: Plan?
+        var look: Plan?
+        if remoteIndex == nil || !commits {
+            look = Plan(local: local, listing: try target.list(under: ""))
+            try checkNotForeign(look!, remoteIndex: remoteIndex)
+            if !commits, look!.isEmpty { decided = look }
         }
-        if lease == nil, !plan.isEmpty {
+        if decided == nil {
             lease = try target.acquireLease(for: "push", wait: wait)
-            plan = Plan(local: local, listing: try target.list(under: ""))
+            // A look that found nothing to skip stays good under the lease: a gc in between could only
+            // have deleted what this push sends anyway. Otherwise what is "already there" is asked again.
+            if let look, look.blobs.count == local.assets.count, look.files.count == local.files.count {
+                decided = look
+            } else {
+                decided = Plan(local: local, listing: try target.list(under: ""))
+                try checkNotForeign(decided!, remoteIndex: remoteIndex)
+            }
         }
+        let plan = decided!
 
         let total = local.assets.count + local.files.count + 1
         let report = Mutex(PushReport())
@@ -174,6 +186,13 @@ public struct Pusher: Sendable {
         var result = report.withLock { $0 }
         result.seconds = Date().timeIntervalSince(start)
         return result
+    }
+
+    /// A target without index.json that holds files a push never writes is someone else's folder.
+    func checkNotForeign(_ plan: Plan, remoteIndex: Data?) throws {
+        guard remoteIndex == nil, !force, let foreign = plan.foreign else { return }
+        throw OpsError(.badInput, target.describe(foreign), "is not a file of a pushed package, and the target has no index.json: "
+            + "it holds something else (an organizer's source folder?); push into an empty folder or a previous push target, or use --force")
     }
 
     /// Lists `folders` once each and checks that every `expected` file is there with its exact size.
