@@ -66,7 +66,7 @@ final class S3Lease: TargetLease {
         switch try write(client, key, holder, .absent) {
         case let .stored(etag):
             if case .stored = try write(client, key, holder, .absent) {
-                try? client.delete(key)
+                _ = try? client.delete(key)
                 throw OpsError(.failure, client.name(key), "the store ignores If-None-Match (conditional writes), so push and gc "
                     + "could not keep each other out; use a store that honours it (AWS S3, MinIO, Cloudflare R2, …)")
             }
