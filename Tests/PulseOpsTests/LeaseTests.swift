@@ -133,6 +133,25 @@ final class InterleavingTarget: PushTarget, @unchecked Sendable {
         #expect(runCLI(PushCommand.make, [package.root.path, "--to", harness.location]).code == 0)
     }
 
+    /// A folder's lock file is there only while a push or gc holds it: a pushed folder copied elsewhere is
+    /// a clean public part. One left by a killed holder (no process holds its flock) is simply taken.
+    @Test func aFolderLeaseLeavesNoFileAndAKilledHoldersFileIsTaken() throws {
+        let harness = try Harness(.folder)
+        let package = TestPackage()
+        defer { package.cleanUp(); harness.cleanUp() }
+        try package.publish(slides: Self.v1)
+        let lock = URL(fileURLWithPath: harness.location).appendingPathComponent(".lock")
+        #expect(runCLI(PushCommand.make, [package.root.path, "--to", harness.location]).code == 0)
+        #expect(!FileManager.default.fileExists(atPath: lock.path))
+        let killed = LeaseHolder(operation: "push", owner: "killed", host: "elsewhere", pid: 3, started: "2026-12-01T14:00:00Z", ttl: 0)
+        try killed.bytes.write(to: lock)
+        try package.publish(slides: Self.v2)
+        #expect(runCLI(PushCommand.make, [package.root.path, "--to", harness.location]).code == 0)
+        #expect(runCLI(GCCommand.make, [harness.location, "--keep", "1"]).code == 0)
+        #expect(!FileManager.default.fileExists(atPath: lock.path))
+        #expect(try inconsistencies(harness.target).isEmpty)
+    }
+
     func writeLease(_ s3: ProxiedS3, _ holder: LeaseHolder) throws {
         try s3.direct.client.put("live/pulse/\(S3Target.leaseName)", body: holder.bytes, contentType: "application/json", cacheControl: "no-store")
     }
