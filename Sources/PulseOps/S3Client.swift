@@ -106,9 +106,13 @@ public final class S3Client: Sendable {
     /// answer's ETag must be the body's MD5 (a single-part upload's ETag is, unless the object is
     /// encrypted with KMS or a customer key) and its checksum, when the store returns one, the body's
     /// SHA-256. A mismatch is retried with the whole body, then is an error naming the object.
+    /// - Parameter sha256: the body's SHA-256 when the caller has checked it already (a blob's name),
+    ///   so that it is not computed twice.
     @discardableResult
-    public func put(_ key: String, body: Data, contentType: String, cacheControl: String, condition: Condition? = nil) throws -> PutOutcome {
-        let digest = PulseCrypto.SHA256.hash(body)
+    public func put(
+        _ key: String, body: Data, contentType: String, cacheControl: String, condition: Condition? = nil, sha256: [UInt8]? = nil
+    ) throws -> PutOutcome {
+        let digest = sha256 ?? PulseCrypto.SHA256.hash(body)
         let md5 = MD5.hash(body)
         let checksum = Data(digest).base64EncodedString()
         var headers: [(name: String, value: String)] = [

@@ -1,4 +1,5 @@
 import Foundation
+import PulseCrypto
 
 /// A push target in S3-compatible storage: `s3://bucket/prefix`.
 public struct S3Target: PushTarget {
@@ -33,7 +34,10 @@ public struct S3Target: PushTarget {
     public func read(_ path: String) throws -> Data? { try client.get(key(path)) }
 
     public func write(_ path: String, data: Data, kind: PublishedKind) throws {
-        try client.put(key(path), body: data, contentType: kind.contentType, cacheControl: kind.cacheControl)
+        // A blob's name is its SHA-256, checked against its bytes before it gets here (LocalPackage).
+        let digest = kind.isBlob && path.hasPrefix("assets/") ? Hex.decode(path.dropFirst("assets/".count)) : nil
+        try client.put(key(path), body: data, contentType: kind.contentType, cacheControl: kind.cacheControl,
+                       sha256: digest?.count == 32 ? digest : nil)
     }
 
     public func list(under path: String) throws -> [TargetObject] {
