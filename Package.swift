@@ -48,7 +48,7 @@ let package = Package(
         target("PulsePostgresTesting", ["PulsePostgres"]),
 
         // Pure-Swift domain.
-        target("PulseCore", ["PulseCrypto"]),
+        target("PulseCore", ["PulseCrypto", "PulseCommandLine"]),  // PulseCommandLine: Suggestion for unknown fields
         target("PulseStore", ["PulseCore", "PulseCrypto"]),
         target("PulseCommandLine", []),
         target("PulseAge", ["PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine"]),

@@ -41,6 +41,7 @@ public enum KeysCommand {
             name: "keys",
             abstract: "Seal key tables to the key server (age format) and open sealed files.",
             discussion: "Sealed files are standard age files: the key server opens them with `age -d -i <identity>`.\nSee docs/key-handoff.md.",
+            examples: ["pulse-pack keys keygen --out key-server.identity", "pulse-pack keys seal pkg --to age1…"],
             subcommands: [keygen(console), seal(console), open(console)])
     }
 
@@ -48,13 +49,26 @@ public enum KeysCommand {
         Command(
             name: "keygen",
             abstract: "Create an age identity (0600 file) and print its recipient.",
-            discussion: "Run this on the key server. The identity never leaves it; give the printed age1… recipient to whoever builds packages.",
-            options: [.value("out", "<file>", short: "o", help: "Identity file to create (never overwritten).")],
+            discussion: """
+                Run this on the key server. The identity never leaves it; give the printed age1… recipient to whoever \
+                builds packages. With --out -, the identity goes to standard output (for a secret store that reads \
+                it there, as age-keygen does) and the recipient to standard error.
+                """,
+            examples: [
+                "pulse-pack keys keygen --out /etc/pulse/key-server.identity   # prints age1…",
+                "pulse-pack keys keygen --out - | vault kv put secret/pulse identity=-",
+            ],
+            options: [.value("out", "<file>", short: "o", help: "Identity file to create (never overwritten), or - for standard output.")],
             run: guarded("keygen", console) { arguments in
                 guard let out = arguments.value("out") else {
-                    throw UsageError("missing --out <file>: the identity is a secret and is never printed")
+                    throw UsageError("missing --out <file>: the identity is a secret and is only written where you say (--out - for standard output)")
                 }
                 let identity = try AgeIdentity.generate()
+                if out == "-" {
+                    try console.writeOutput(Array(identity.fileContents().utf8))
+                    console.printError("public key: \(identity.recipient.description)")
+                    return ExitCode.success
+                }
                 try KeyFiles.create(Array(identity.fileContents().utf8), at: URL(fileURLWithPath: out), mode: 0o600)
                 console.print(identity.recipient.description)
                 return ExitCode.success
@@ -70,6 +84,10 @@ public enum KeysCommand {
                 server/keys/<sessionId>/<deckVersion>.json.age (0600). Given a file, writes <file>.age or --out. \
                 The plaintext tables are left in place: delete them once the key server has opened the sealed ones.
                 """,
+            examples: [
+                "pulse-pack keys seal pkg --to age1…                                  # every table of the package",
+                "pulse-pack keys seal pkg/server/keys/keynote/3.json --to age1… --out -",
+            ],
             options: [
                 .value("to", "<age1…>", short: "r", help: "Recipient (the key server's public key); repeatable.", repeating: true),
                 .value("out", "<file>", short: "o", help: "Output file for a single table (\"-\" for stdout)."),
@@ -108,6 +126,7 @@ public enum KeysCommand {
         Command(
             name: "open",
             abstract: "Decrypt an age file with an identity file.",
+            examples: ["pulse-pack keys open pkg/server/keys/keynote/3.json.age -i key-server.identity --out -"],
             options: [
                 .value("identity", "<file>", short: "i", help: "Identity file (as keygen or age-keygen writes); repeatable.", repeating: true),
                 .value("out", "<file>", short: "o", help: "Output file, 0600 (\"-\" for stdout); default: the input without .age."),
@@ -190,7 +209,8 @@ public enum KeysCommand {
         _ name: String, _ console: Console, _ body: @escaping @Sendable (Arguments) throws -> Int32
     ) -> @Sendable (Arguments) throws -> Int32 {
         { arguments in
-            let prefix = "pulse-pack keys \(name): "
+            // The one error prefix of every tool (`pulse-pack: error:`), then the command.
+            let prefix = "pulse-pack: error: keys \(name): "
             do {
                 return try body(arguments)
             } catch let error as UsageError {

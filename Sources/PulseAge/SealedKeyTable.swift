@@ -54,7 +54,10 @@ public enum SealedKeyTable {
 
     /// Decodes key-table JSON; the error never quotes the content (it holds keys).
     public static func decode(_ bytes: [UInt8], name: String) throws -> KeyTable {
-        do { return try JSONDecoder().decode(KeyTable.self, from: Data(bytes)) } catch {
+        do { return try JSONValue.decode(KeyTable.self, from: bytes) } catch let error as JSONValue.SyntaxError {
+            // The position only: a message could quote a character of a key.
+            throw InputError(file: "\(name):\(error.line):\(error.column)", "not a key table (not valid JSON)")
+        } catch {
             throw InputError(file: name, "not a key table (expected {sessionId, deckVersion, packageVersion, slides})")
         }
     }

@@ -5,6 +5,8 @@ public struct Command: Sendable {
     public var abstract: String
     /// Longer help text shown after the usage line.
     public var discussion: String
+    /// Command lines shown under EXAMPLES in `--help`, one per line (a `# comment` may follow).
+    public var examples: [String]
     public var options: [Option]
     public var positionals: [Positional]
     public var subcommands: [Command]
@@ -12,13 +14,14 @@ public struct Command: Sendable {
     public var run: (@Sendable (Arguments) throws -> Int32)?
 
     public init(
-        name: String, abstract: String, discussion: String = "", options: [Option] = [],
+        name: String, abstract: String, discussion: String = "", examples: [String] = [], options: [Option] = [],
         positionals: [Positional] = [], subcommands: [Command] = [],
         run: (@Sendable (Arguments) throws -> Int32)? = nil
     ) {
         self.name = name
         self.abstract = abstract
         self.discussion = discussion
+        self.examples = examples
         self.options = options
         self.positionals = positionals
         self.subcommands = subcommands

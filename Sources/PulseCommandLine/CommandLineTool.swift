@@ -9,6 +9,10 @@ public enum CommandLineTool {
         print: (String) -> Void = { Swift.print($0) },
         printError: (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
     ) -> Int32 {
+        if arguments.first == "--version" {
+            print("\(root.name) \(ToolVersion.current)")
+            return ExitCode.success
+        }
         var command = root
         var path = [root.name]
         var rest = arguments[...]
@@ -34,12 +38,14 @@ public enum CommandLineTool {
                 return ExitCode.success
             }
             guard let run = command.run else {
-                if let unknown = rest.first { throw UsageError("unknown command \"\(unknown)\"") }
+                if let unknown = rest.first { throw unknownCommand(unknown, in: command) }
                 throw UsageError("missing subcommand")
             }
             return try run(parsed)
         } catch let error as UsageError {
-            printError("\(path.joined(separator: " ")): \(error.message)")
+            // One prefix for every error of every tool: `<tool>: error: [<subcommand path>: ]<what>`.
+            let context = path.count > 1 ? path.dropFirst().joined(separator: " ") + ": " : ""
+            printError("\(root.name): error: \(context)\(error.message)")
             printError("See '\(path.joined(separator: " ")) --help'.")
             return ExitCode.usage
         } catch {
@@ -63,7 +69,10 @@ public enum CommandLineTool {
             if argument == "--" { onlyPositionals = true; continue }
             if argument == "--help" || argument == "-h" { return nil }
             let (name, inline) = split(argument)
-            guard let option = find(name, in: command) else { throw UsageError("unknown option \(name)") }
+            guard let option = find(name, in: command) else {
+                let names = command.options.map { "--\($0.name)" } + ["--help"] + (command.subcommands.isEmpty ? [] : ["--version"])
+                throw UsageError("unknown option \(name)" + Suggestion.didYouMean(name, among: names, quoted: false))
+            }
             if option.isFlag {
                 guard inline == nil else { throw UsageError("--\(option.name) takes no value") }
                 result.flags.insert(option.name)
@@ -91,9 +100,14 @@ public enum CommandLineTool {
             if positional.variadic { loose = [] }
         }
         if let extra = loose.first {
-            throw UsageError(command.subcommands.isEmpty ? "unexpected argument \"\(extra)\"" : "unknown command \"\(extra)\"")
+            if command.subcommands.isEmpty { throw UsageError("unexpected argument \"\(extra)\"") }
+            throw unknownCommand(extra, in: command)
         }
         return result
+    }
+
+    private static func unknownCommand(_ name: String, in command: Command) -> UsageError {
+        UsageError("unknown command \"\(name)\"" + Suggestion.didYouMean(name, among: command.subcommands.map(\.name) + ["help"]))
     }
 
     private static func split(_ argument: String) -> (String, String?) {
@@ -119,11 +133,16 @@ public enum CommandLineTool {
         }
         var lines = ["OVERVIEW: \(command.abstract)", "", usage]
         if !command.discussion.isEmpty { lines += ["", command.discussion] }
+        if !command.examples.isEmpty {
+            lines += ["", "EXAMPLES:"]
+            lines += command.examples.map { "  " + $0 }
+        }
         if !command.positionals.isEmpty {
             lines += ["", "ARGUMENTS:"]
             lines += command.positionals.map { row("<\($0.name)>", $0.help) }
         }
-        if !command.options.isEmpty || command.run != nil {
+        let isRoot = path.count == 1
+        if !command.options.isEmpty || command.run != nil || isRoot {
             lines += ["", "OPTIONS:"]
             for option in command.options {
                 var label = option.short.map { "-\($0), " } ?? ""
@@ -131,6 +150,7 @@ public enum CommandLineTool {
                 lines.append(row(label, option.help))
             }
             lines.append(row("-h, --help", "Show help information."))
+            if isRoot { lines.append(row("--version", "Show the version (\(ToolVersion.current)).")) }
         }
         if !command.subcommands.isEmpty {
             lines += ["", "SUBCOMMANDS:"]
@@ -141,7 +161,7 @@ public enum CommandLineTool {
     }
 
     private static func row(_ label: String, _ help: String) -> String {
-        let padded = label.count < 26 ? label + String(repeating: " ", count: 26 - label.count) : label + "  "
+        let padded = label.count < 28 ? label + String(repeating: " ", count: 28 - label.count) : label + "  "
         return "  " + padded + help
     }
 }

@@ -62,8 +62,7 @@ public struct BlobList: Equatable, Sendable {
 
     /// Reads a refs file. - Throws: `InputError` (naming `file`) if it is not one.
     public init(parsing bytes: some Collection<UInt8>, file: String) throws {
-        let value: JSONValue
-        do { value = try JSONValue.parse(.init(bytes)) } catch { throw InputError(file: file, "\(error)") }
+        let value = try JSONValue.parse(Array(bytes), file: file)
         guard let items = value["assets"]?.arrayValue else { throw InputError(file: file, "not a blob list (no \"assets\" array)") }
         self.init(try items.enumerated().map { index, item in
             guard let hash = item["assetHash"]?.stringValue, Hex.isDigestName(hash), let bytes = item["bytes"]?.intValue, bytes >= 0 else {

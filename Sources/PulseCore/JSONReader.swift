@@ -1,9 +1,11 @@
 import Foundation
+import PulseCommandLine
 
 /// Reads one JSON object of an input file field by field, checking types as it goes.
 ///
 /// Each accessor names the file and the JSON path in its error (`speakers[1].name: expected a string`).
-/// Call `finish()` when done: keys that nothing asked for are reported as warnings.
+/// Call `finish()` when done: a key that nothing asked for is an error with the closest known field
+/// (`speakers[0].foto: unknown field; did you mean "photo"?`), or a warning when `Warnings.lenient`.
 public struct JSONReader {
     public let file: String
     public let path: String
@@ -27,10 +29,13 @@ public struct JSONReader {
         self.warnings = warnings
     }
 
-    /// Reports the keys no accessor read as "unknown field" warnings.
-    public func finish() {
+    /// Reports the keys no accessor read: the first as an error, or each as a warning when lenient.
+    /// The suggestion is the closest field this reader was asked for.
+    public func finish() throws {
         for key in fields.keys.sorted() where !seen.keys.contains(key) {
-            warnings.add("\(file): \(childPath(key)): unknown field, ignored")
+            let hint = Suggestion.didYouMean(key, among: seen.keys.sorted())
+            if !warnings.lenient { throw error(key, "unknown field" + hint + " (--lenient ignores unknown fields)") }
+            warnings.add("\(file): \(childPath(key)): unknown field, ignored" + hint)
         }
     }
 
@@ -38,12 +43,22 @@ public struct JSONReader {
         InputError(file: file, path: childPath(key), message)
     }
 
+    /// A required field is absent: when a field of a close name is there instead (`backgroud`), that
+    /// typo is the error, with its suggestion; else `missing (expected a string)`.
+    public func missing(_ key: String, _ expected: String) -> InputError {
+        let unread = fields.keys.filter { !seen.keys.contains($0) }
+        if let typo = unread.sorted().first(where: { Suggestion.closest(to: $0, among: [key]) != nil }) {
+            return error(typo, "unknown field; did you mean \"\(key)\"? (\(key) is missing)")
+        }
+        return error(key, "missing (expected \(expected))")
+    }
+
     public func has(_ key: String) -> Bool { fields[key] != nil && fields[key] != .null }
 
     // MARK: - Scalars
 
     public func string(_ key: String) throws -> String {
-        guard let value = try optionalString(key) else { throw error(key, "missing (expected a string)") }
+        guard let value = try optionalString(key) else { throw missing(key, "a string") }
         return value
     }
 
@@ -76,7 +91,7 @@ public struct JSONReader {
     }
 
     public func int(_ key: String, in range: ClosedRange<Int> = 0...Int.max) throws -> Int {
-        guard let value = try optionalInt(key, in: range) else { throw error(key, "missing (expected an integer)") }
+        guard let value = try optionalInt(key, in: range) else { throw missing(key, "an integer") }
         return value
     }
 
@@ -92,7 +107,7 @@ public struct JSONReader {
     // MARK: - Containers
 
     public func object(_ key: String) throws -> JSONReader {
-        guard let value = try optionalObject(key) else { throw error(key, "missing (expected an object)") }
+        guard let value = try optionalObject(key) else { throw missing(key, "an object") }
         return value
     }
 
@@ -112,7 +127,7 @@ public struct JSONReader {
             }
             let reader = JSONReader(file: file, path: itemPath, fields: fields, warnings: warnings)
             let result = try body(reader)
-            reader.finish()
+            try reader.finish()
             return result
         }
     }
@@ -129,7 +144,7 @@ public struct JSONReader {
 
     private func array(_ key: String, required: Bool) throws -> [JSONValue]? {
         guard let value = take(key) else {
-            if required { throw error(key, "missing (expected an array)") }
+            if required { throw missing(key, "an array") }
             return nil
         }
         guard case let .array(items) = value else { throw error(key, "expected an array, found \(value.kindName)") }
@@ -161,7 +176,9 @@ private final class KeySet {
 /// Warnings collected while reading input: printed by the CLI, counted in the summary.
 public final class Warnings {
     public private(set) var messages: [String] = []
-    public init() {}
+    /// `--lenient`: unknown fields are warnings instead of errors.
+    public let lenient: Bool
+    public init(lenient: Bool = false) { self.lenient = lenient }
     public func add(_ message: String) { messages.append(message) }
 }
 

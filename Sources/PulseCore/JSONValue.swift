@@ -13,23 +13,6 @@ public enum JSONValue: Equatable, Sendable {
     case array([JSONValue])
     case object([String: JSONValue])
 
-    /// Parses a JSON document.
-    /// - Throws: `JSONValue.SyntaxError` with the parser's description.
-    public static func parse(_ data: Data) throws -> JSONValue {
-        do {
-            return try JSONDecoder().decode(JSONValue.self, from: data)
-        } catch let DecodingError.dataCorrupted(context) {
-            let detail = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
-            throw SyntaxError(message: detail ?? context.debugDescription)
-        }
-    }
-
-    /// The reason a document is not JSON.
-    public struct SyntaxError: Error, CustomStringConvertible {
-        public let message: String
-        public var description: String { "not valid JSON: \(message)" }
-    }
-
     public subscript(key: String) -> JSONValue? {
         if case let .object(fields) = self { return fields[key] }
         return nil

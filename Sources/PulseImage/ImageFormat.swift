@@ -86,6 +86,8 @@ public enum ImageFormat: String, Sendable, CaseIterable {
 public struct ImageError: Error, CustomStringConvertible, Equatable {
     public let description: String
     init(_ description: String) { self.description = description }
+    /// The header lies past the end of the file.
+    public static let truncated = ImageError("the image is truncated before its header ends")
 }
 
 extension Collection where Element == UInt8 {

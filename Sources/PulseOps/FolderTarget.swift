@@ -38,7 +38,7 @@ public struct FolderTarget: PushTarget {
     public func read(_ path: String) throws -> Data? {
         guard try size(of: path) != nil else { return nil }
         do { return try Data(contentsOf: url(path)) } catch {
-            throw StoreError(path: url(path).path, "cannot read: \(error.localizedDescription)")
+            throw StoreError(path: url(path).path, "cannot read: \(OpsError.reason(error))")
         }
     }
 
@@ -51,22 +51,30 @@ public struct FolderTarget: PushTarget {
     public func list(under prefix: String) throws -> [TargetObject] {
         let start = url(prefix)
         var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: start.path, isDirectory: &isFolder) else { return [] }
-        guard isFolder.boolValue else { return [] }
+        guard FileManager.default.fileExists(atPath: start.path, isDirectory: &isFolder), isFolder.boolValue else { return [] }
+        // A folder that cannot be read stops the listing: gc must never take a partial one for the whole.
+        var failure: (URL, any Error)?
         guard let enumerator = FileManager.default.enumerator(
-            at: start, includingPropertiesForKeys: [.isRegularFileKey, .fileSizeKey, .contentModificationDateKey])
+            at: start, includingPropertiesForKeys: [.isRegularFileKey, .fileSizeKey, .contentModificationDateKey],
+            errorHandler: { url, error in failure = (url, error); return false })
         else { throw StoreError(path: start.path, "cannot list") }
         var objects: [TargetObject] = []
         let rootPath = root.path.hasSuffix("/") ? root.path : root.path + "/"
         for case let file as URL in enumerator {
-            let values = try? file.resourceValues(forKeys: [.isRegularFileKey, .fileSizeKey, .contentModificationDateKey])
-            guard values?.isRegularFile == true else { continue }
+            let values: URLResourceValues
+            do { values = try file.resourceValues(forKeys: [.isRegularFileKey, .fileSizeKey, .contentModificationDateKey]) } catch {
+                // Gone since the folder was read (a temp file renamed into place): not there any more.
+                if (error as NSError).code == NSFileReadNoSuchFileError { continue }
+                throw StoreError(path: file.path, "cannot list: \(OpsError.reason(error))")
+            }
+            guard values.isRegularFile == true else { continue }
             let full = file.standardizedFileURL.path
             guard full.hasPrefix(rootPath) else { continue }
             objects.append(TargetObject(
-                path: String(full.dropFirst(rootPath.count)), size: values?.fileSize ?? 0,
-                modified: values?.contentModificationDate ?? .distantPast))
+                path: String(full.dropFirst(rootPath.count)), size: values.fileSize ?? 0,
+                modified: values.contentModificationDate ?? .distantPast))
         }
+        if let (url, error) = failure { throw StoreError(path: url.path, "cannot list: \(OpsError.reason(error))") }
         return objects.sorted { $0.path < $1.path }
     }
 
@@ -88,5 +96,13 @@ public struct FolderTarget: PushTarget {
         guard unlink(url(path).path) == 0 || errno == ENOENT else {
             throw StoreError.system(url(path).path, "cannot delete", errno: errno)
         }
+    }
+
+    public func acquireLease(for operation: String, wait: TimeInterval) throws -> any TargetLease {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isFolder), isFolder.boolValue else {
+            throw OpsError(.badInput, root.path, "no such folder")
+        }
+        return try FolderLease.acquire(root: root, operation: operation, wait: wait)
     }
 }

@@ -3,10 +3,19 @@ import PulseCore
 import PulseCrypto
 import PulseStore
 
-/// What gc removed (or, in a dry run, would remove).
+/// What gc removed (or, in a dry run, would remove), and what it kept and why.
 public struct GCReport: Sendable, Equatable {
-    /// Versions dropped from the history (`sessions/keynote@<publishedAt>`).
+    /// A version that stays, with its reasons (`current`, `within --keep 3`, `within --grace until …`).
+    public struct Kept: Sendable, Equatable {
+        public var version: String
+        public var reasons: [String]
+    }
+
+    /// Versions dropped from the history (`sessions/keynote@<publishedAt>` on a target,
+    /// `sessions/keynote/<packageVersion>` on a package).
     public var versions: [String] = []
+    /// Versions that stay, named like `versions`.
+    public var kept: [Kept] = []
     /// Files of those versions and abandoned ones: blob lists, app configs; on a package also manifests,
     /// gated resources and key tables no kept version needs.
     public var files: [String] = []
@@ -21,13 +30,23 @@ public struct GCReport: Sendable, Equatable {
     public var keptBlobs = 0
 }
 
-/// gc on a push target (a pushed folder or S3) or a package's public part: removes the versions
-/// `Retention` lets go and whatever no kept version names.
+/// gc stopped after it had started deleting: `report` says what is gone (every path it lists was
+/// deleted), `error` why it stopped. What is left is consistent: index.json was written first.
+public struct GCStopped: Error {
+    public var report: GCReport
+    public var error: OpsError
+}
+
+/// gc on a push target (a pushed folder or S3): removes the versions `Retention` lets go and whatever no
+/// kept version names, holding the target's lease so that no push runs meanwhile.
 ///
-/// The new index.json (the history without the dropped versions) is written first; then the files of
-/// dropped versions, files no version names that are older than `grace` (a push in progress uploads
-/// them before its index), blobs no kept version's blob list names and that are older than `grace`, and
-/// `.tmp-*` files older than an hour. So the index never names a missing file, even if gc stops half-way.
+/// Nothing is deleted on partial knowledge: index.json must parse, the blob list of every kept version
+/// (the current ones first) must be fetched and match its name, and the listing must be complete (a
+/// truncated or malformed one is an error, see `S3ListPage`); any failure stops gc before it deletes
+/// anything. Then the new index.json (the history without the dropped versions) is written first; then
+/// the files of dropped versions, files no version names that are older than `grace`, blobs no kept
+/// version names that are older than `grace`, and `.tmp-*` files older than an hour. So the index never
+/// names a missing file, even if gc stops half-way; and what it deleted is reported even then.
 public struct GarbageCollector: Sendable {
     public var target: any PushTarget
     /// Versions to keep per document (newest first); nil keeps every version.
@@ -35,8 +54,12 @@ public struct GarbageCollector: Sendable {
     public var grace: TimeInterval
     public var dryRun: Bool
     public var now: Date
+    /// Seconds to wait for a push holding the target's lease.
+    public var wait: TimeInterval = 0
     /// A `.tmp-*` file older than this is an abandoned write.
     public var temporaryAge: TimeInterval = 3600
+    /// Told each path as soon as it is deleted.
+    public var deleted: (@Sendable (String) -> Void)?
 
     public init(target: any PushTarget, keep: Int?, grace: TimeInterval, dryRun: Bool, now: Date = Date()) {
         self.target = target
@@ -46,27 +69,49 @@ public struct GarbageCollector: Sendable {
         self.now = now
     }
 
+    /// - Throws: `OpsError` before anything is deleted; `GCStopped` after.
     public func run() throws -> GCReport {
-        let where_ = target.displayName
+        // A dry run changes nothing, so it needs no lease (and never waits for a push).
+        let lease = dryRun ? nil : try target.acquireLease(for: "gc", wait: wait)
+        defer { lease?.release() }
+        let indexPath = target.describe("index.json")
         guard let indexData = try target.read("index.json") else {
-            throw OpsError(.badInput, "\(where_)/index.json", "missing: not a pulse package, nothing is collected without it")
+            throw OpsError(.badInput, indexPath, "missing: not a pulse package, nothing is collected without it")
         }
         let index: PublicIndex
-        do { index = try PublicFolder.parseIndex(indexData, path: "\(where_)/index.json") } catch let error as StoreError {
-            throw OpsError(.badInput, error.path, error.message)
+        do { index = try PublicFolder.parseIndex(indexData, path: indexPath) } catch let error as StoreError {
+            throw OpsError(.badInput, error.path, error.message + "; gc stopped before deleting anything")
         }
         let decisions = try Retention(keep: keep, grace: grace, now: now)
-            .decide(index.history.mapValues { $0.map(\.publishedAt) }, index: "\(where_)/index.json")
+            .decide(index.history.mapValues { $0.map(\.publishedAt) }, current: Self.namedCurrent(index), index: indexPath)
         var kept = index
         var dropped: [(key: String, version: PublicIndex.Version)] = []
+        var keptReport: [GCReport.Kept] = []
         for (key, versions) in index.history {
-            kept.history[key] = zip(versions, decisions[key]!).filter(\.1).map(\.0)
-            dropped += zip(versions, decisions[key]!).filter { !$0.1 }.map { (key, $0.0) }
+            let reasons = decisions[key]!
+            kept.history[key] = zip(versions, reasons).filter { !$0.1.isEmpty }.map(\.0)
+            dropped += zip(versions, reasons).filter { $0.1.isEmpty }.map { (key, $0.0) }
+            keptReport += zip(versions, reasons).filter { !$0.1.isEmpty }.map {
+                GCReport.Kept(version: "\(key)@\($0.0.publishedAt)", reasons: $0.1.map(\.description))
+            }
         }
         var sweep = try PublicSweep(target: target, kept: kept, dropped: dropped, grace: grace, now: now, temporaryAge: temporaryAge).plan()
+        sweep.report.kept = keptReport.sorted { $0.version < $1.version }
         sweep.newIndex = kept == index ? nil : kept
-        if !dryRun { try sweep.execute(on: target) }
-        return sweep.report
+        if dryRun { return sweep.report }
+        return try sweep.execute(on: target, lease: lease, deleted: deleted)
+    }
+
+    /// The position of each app config's current version (the index names it by packageVersion) in its
+    /// history, where that is not the first: it stays whatever `--keep` says.
+    static func namedCurrent(_ index: PublicIndex) -> [String: Int] {
+        var positions: [String: Int] = [:]
+        for (org, document) in index.appconfig {
+            let key = "appconfig/\(org)"
+            let file = "\(key)/\(document.packageVersion).json"
+            if let position = index.history[key]?.firstIndex(where: { $0.files?.contains(file) == true }) { positions[key] = position }
+        }
+        return positions
     }
 }
 
@@ -88,32 +133,59 @@ struct PublicSweep {
         var temporary: [TargetObject] = []
         var report = GCReport()
 
-        /// The index first, then files, then blobs, then temp files.
-        func execute(on target: any PushTarget) throws {
-            if let newIndex { try target.write("index.json", data: Data(newIndex.fileBytes), kind: .index) }
-            for object in files + blobs + temporary { try target.delete(object.path) }
+        /// The index first, then files, then blobs, then temp files, the lease confirmed before each
+        /// change. Returns what was deleted; throws `GCStopped` with it if a step fails.
+        /// - Parameter prefix: put before each path in the report (`public/` on a package).
+        func execute(on target: any PushTarget, lease: (any TargetLease)?, prefix: String = "", start: GCReport? = nil,
+                     deleted: (@Sendable (String) -> Void)?) throws -> GCReport {
+            var done = start ?? report
+            if start == nil { done.files = []; done.blobs = []; done.temporary = []; done.bytes = 0 }
+            do {
+                if let newIndex {
+                    try lease?.renew()
+                    try target.write("index.json", data: Data(newIndex.fileBytes), kind: .index)
+                }
+                for (objects, list) in [(files, \GCReport.files), (blobs, \GCReport.blobs), (temporary, \GCReport.temporary)] {
+                    for object in objects {
+                        try lease?.confirm()
+                        try target.delete(object.path)
+                        done[keyPath: list].append(prefix + object.path)
+                        done.bytes += object.size
+                        deleted?(prefix + object.path)
+                    }
+                }
+            } catch let stopped as GCStopped {
+                throw stopped
+            } catch {
+                throw GCStopped(report: done, error: OpsError.from(error))
+            }
+            return done
         }
     }
 
     func plan() throws -> Plan {
-        let where_ = target.displayName
         var plan = Plan()
         var keepFiles = Set<String>()
         var referenced = Set<String>()
-        for version in kept.history.values.joined() {
+        // The app config the index names as current stays even if its history does not list it.
+        for (org, document) in kept.appconfig { keepFiles.insert("appconfig/\(org)/\(document.packageVersion).json") }
+        // The current versions' blob lists first: if any of them cannot be read, nothing else matters.
+        let versions = kept.history.keys.sorted().compactMap { kept.history[$0]!.first }
+            + kept.history.keys.sorted().flatMap { kept.history[$0]!.dropFirst() }
+        for version in versions {
             keepFiles.formUnion(version.files ?? [])
             let path = "refs/\(version.refs).json"
             guard keepFiles.insert(path).inserted else { continue }
             // An unreadable blob list of a kept version stops gc before any deletion: its blobs are unknown.
             guard let data = try target.read(path) else {
-                throw OpsError(.badInput, "\(where_)/\(path)", "missing, and index.json names it; gc stopped before deleting anything")
+                throw OpsError(.badInput, target.describe(path), "missing, and index.json names it; gc stopped before deleting anything")
             }
             let list: BlobList
             do {
-                try PublicFolder.check(data, named: version.refs, path: "\(where_)/\(path)")
-                list = try BlobList(parsing: data, file: "\(where_)/\(path)")
+                try PublicFolder.check(data, named: version.refs, path: target.describe(path))
+                list = try BlobList(parsing: data, file: target.describe(path))
             } catch {
-                throw OpsError(.badInput, "\(where_)/\(path)", "damaged blob list (\(OpsError.from(error).message)); gc stopped before deleting anything")
+                throw OpsError(.badInput, target.describe(path), "damaged blob list (\(OpsError.from(error).message)); gc stopped before deleting anything")
             }
             referenced.formUnion(list.entries.map(\.assetHash))
         }
@@ -126,7 +198,12 @@ struct PublicSweep {
         droppedFiles.subtract(keepFiles)
         plan.report.keptVersions = kept.history.values.reduce(0) { $0 + $1.count }
 
-        for object in try target.list(under: "") {
+        let listing: [TargetObject]
+        do { listing = try target.list(under: "") } catch {
+            let error = OpsError.from(error)
+            throw OpsError(error.kind, error.location, error.message + "; gc stopped before deleting anything")
+        }
+        for object in listing {
             let parts = object.path.split(separator: "/", omittingEmptySubsequences: false)
             let old = now.timeIntervalSince(object.modified) >= grace
             if parts.last!.hasPrefix(".tmp-") {
@@ -136,6 +213,11 @@ struct PublicSweep {
             } else if parts.count == 2 && parts[0] == "refs" || parts.count == 3 && parts[0] == "appconfig", parts.last!.hasSuffix(".json") {
                 if droppedFiles.contains(object.path) || !keepFiles.contains(object.path) && old { plan.files.append(object) }
             }
+        }
+        // Belt and braces: nothing a kept version names is ever planned for deletion.
+        let needed = keepFiles.union(referenced.map { "assets/\($0)" })
+        if let clash = (plan.files + plan.blobs).first(where: { needed.contains($0.path) }) {
+            throw OpsError(.failure, target.describe(clash.path), "a kept version needs it, yet gc planned to delete it (a bug); gc stopped before deleting anything")
         }
         plan.files.sort { $0.path < $1.path }
         plan.blobs.sort { $0.path < $1.path }

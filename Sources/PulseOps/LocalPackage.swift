@@ -38,7 +38,7 @@ struct LocalPackage {
         } catch let error as StoreError {
             throw OpsError(.badInput, error.path, error.message)
         } catch {
-            throw OpsError(.badInput, folder.indexURL.path, "cannot read: \(AtomicFile.reason(error))")
+            throw OpsError(.badInput, folder.indexURL.path, "cannot read: \(OpsError.reason(error))")
         }
         var seen: [String: BlobList.Entry] = [:]
         var listed = Set<String>()

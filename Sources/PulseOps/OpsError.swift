@@ -1,3 +1,4 @@
+import Foundation
 import PulseCommandLine
 import PulseCore
 import PulseStore
@@ -13,6 +14,8 @@ public struct OpsError: Error, CustomStringConvertible, Equatable {
         case failure
         /// The command line or its configuration is wrong (no credentials, bad target): exit 64.
         case usage
+        /// Another push or gc holds the target's lease: try again later (exit 75, EX_TEMPFAIL).
+        case busy
     }
 
     public var kind: Kind
@@ -34,6 +37,7 @@ public struct OpsError: Error, CustomStringConvertible, Equatable {
         case .badInput: ExitCode.dataError
         case .failure: ExitCode.failure
         case .usage: ExitCode.usage
+        case .busy: 75
         }
     }
 
@@ -44,7 +48,27 @@ public struct OpsError: Error, CustomStringConvertible, Equatable {
         case let error as StoreError: OpsError(.failure, error.path, error.message)
         case let error as InputError: OpsError(.badInput, error.file, error.path.isEmpty ? error.message : "\(error.path): \(error.message)")
         case let error as UsageError: OpsError(.usage, "", error.message)
-        default: OpsError(.failure, "", "\(error)")
+        default: OpsError(.failure, "", reason(error))
+        }
+    }
+
+    /// A system or Foundation error in a few words of our own (the system's for errno), never
+    /// Foundation's "The operation could not be completed. …".
+    static func reason(_ error: any Error) -> String {
+        let error = error as NSError
+        if let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        switch (error.domain, error.code) {
+        case (NSPOSIXErrorDomain, _): return String(cString: strerror(Int32(error.code)))
+        case (NSURLErrorDomain, _): return S3Client.describe(error)
+        case (NSCocoaErrorDomain, NSFileWriteVolumeReadOnlyError): return String(cString: strerror(EROFS))
+        case (NSCocoaErrorDomain, NSFileWriteOutOfSpaceError): return String(cString: strerror(ENOSPC))
+        case (NSCocoaErrorDomain, NSFileWriteNoPermissionError), (NSCocoaErrorDomain, NSFileReadNoPermissionError):
+            return String(cString: strerror(EACCES))
+        case (NSCocoaErrorDomain, NSFileNoSuchFileError), (NSCocoaErrorDomain, NSFileReadNoSuchFileError):
+            return String(cString: strerror(ENOENT))
+        default: return "\(error.domain) error \(error.code)"
         }
     }
 }

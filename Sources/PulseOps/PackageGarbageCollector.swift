@@ -16,6 +16,8 @@ public struct PackageGarbageCollector: Sendable {
     public var dryRun: Bool
     public var now: Date
     public var temporaryAge: TimeInterval = 3600
+    /// Told each path as soon as it is deleted.
+    public var deleted: (@Sendable (String) -> Void)?
 
     public init(package: PulsePackage, keep: Int?, grace: TimeInterval, dryRun: Bool, now: Date = Date()) {
         self.package = package
@@ -28,18 +30,23 @@ public struct PackageGarbageCollector: Sendable {
     public func run() throws -> GCReport {
         let index: PackageIndex
         do { index = try package.readIndex() } catch let error as StoreError {
-            throw OpsError(.badInput, error.path, error.message)
+            throw OpsError(.badInput, error.path, error.message + "; gc stopped before deleting anything")
         }
         let decisions = try Retention(keep: keep, grace: grace, now: now)
-            .decide(index.history.mapValues { $0.map(\.publishedAt) }, index: package.indexURL.path)
+            .decide(index.history.mapValues { $0.map(\.publishedAt) }, current: Self.namedCurrent(index), index: package.indexURL.path)
         var kept = index
         var dropped: [(key: String, version: PackageIndex.Version)] = []
+        var keptReport: [GCReport.Kept] = []
         for (key, versions) in index.history {
-            kept.history[key] = zip(versions, decisions[key]!).filter(\.1).map(\.0)
-            dropped += zip(versions, decisions[key]!).filter { !$0.1 }.map { (key, $0.0) }
+            let reasons = decisions[key]!
+            kept.history[key] = zip(versions, reasons).filter { !$0.1.isEmpty }.map(\.0)
+            dropped += zip(versions, reasons).filter { $0.1.isEmpty }.map { (key, $0.0) }
+            keptReport += zip(versions, reasons).filter { !$0.1.isEmpty }.map {
+                GCReport.Kept(version: "\(key)/\($0.0.packageVersion)", reasons: $0.1.map(\.description))
+            }
         }
 
-        // Plan everything before deleting anything: a manifest that cannot be read stops gc here.
+        // Plan everything before deleting anything: a manifest or blob list that cannot be read stops gc here.
         let serverFiles = try serverFilesToDelete(kept: kept, dropped: dropped)
         let publicDropped = dropped.map { key, version in
             (key, PackageIndex.publicVersion(key: key, version))
@@ -48,15 +55,17 @@ public struct PackageGarbageCollector: Sendable {
             target: FolderTarget(root: package.publicRoot), kept: kept.publicIndex, dropped: publicDropped,
             grace: grace, now: now, temporaryAge: temporaryAge
         ).plan()
-        let temporary = serverTemporaryFiles()
+        let temporary = try serverTemporaryFiles()
         var report = sweep.report
         report.versions = dropped.map { "\($0.key)/\($0.version.packageVersion)" }.sorted()
+        report.kept = keptReport.sorted { $0.version < $1.version }
         report.files = serverFiles.map { "server/" + $0.path } + sweep.files.map { "public/" + $0.path }
         report.blobs = sweep.blobs.map { "public/" + $0.path }
         report.temporary = temporary.map { "server/" + $0.path } + sweep.temporary.map { "public/" + $0.path }
         report.bytes += (serverFiles + temporary).reduce(0) { $0 + $1.size }
         guard !dryRun else { return report }
 
+        // Both indexes first (server, then its public projection), so neither ever names a deleted file.
         if kept != index {
             try package.writeServerIndex(kept)
             sweep.newIndex = kept.publicIndex
@@ -65,9 +74,37 @@ public struct PackageGarbageCollector: Sendable {
         }
         if let newIndex = sweep.newIndex { try package.publicPart.writeIndex(newIndex) }
         sweep.newIndex = nil
-        for object in serverFiles + temporary { unlink(package.serverRoot.appendingPathComponent(object.path).path) }
-        try sweep.execute(on: FolderTarget(root: package.publicRoot))
-        return report
+
+        var done = report
+        done.files = []; done.blobs = []; done.temporary = []; done.bytes = 0
+        let server = FolderTarget(root: package.serverRoot)
+        do {
+            for (objects, list) in [(serverFiles, \GCReport.files), (temporary, \GCReport.temporary)] {
+                for object in objects {
+                    try server.delete(object.path)
+                    done[keyPath: list].append("server/" + object.path)
+                    done.bytes += object.size
+                    deleted?("server/" + object.path)
+                }
+            }
+        } catch {
+            throw GCStopped(report: done, error: OpsError.from(error))
+        }
+        return try sweep.execute(on: FolderTarget(root: package.publicRoot), lease: nil, prefix: "public/", start: done, deleted: deleted)
+    }
+
+    /// The position of each document's current version (the one the server index names) in its
+    /// history, so that it stays whatever `--keep` says even if the history does not list it first.
+    static func namedCurrent(_ index: PackageIndex) -> [String: Int] {
+        var positions: [String: Int] = [:]
+        func note(_ kind: DocumentKind, _ id: String, _ version: String) {
+            let key = PackageIndex.historyKey(kind, id)
+            if let position = index.history[key]?.firstIndex(where: { $0.packageVersion == version }) { positions[key] = position }
+        }
+        for (id, session) in index.sessions { note(.sessions, id, session.packageVersion) }
+        for (id, series) in index.series { note(.series, id, series.packageVersion) }
+        for (id, config) in index.appconfig { note(.appconfig, id, config.packageVersion) }
+        return positions
     }
 
     /// Manifests and gated resources of dropped versions (and of no version, once older than `grace`),
@@ -76,6 +113,9 @@ public struct PackageGarbageCollector: Sendable {
         let server = FolderTarget(root: package.serverRoot)
         var keptManifests = Set<String>(), keptGated = Set<String>(), droppedPaths = Set<String>()
         var keptDecks: [String: Set<Int>] = [:]
+        // What the index names as current stays even if its history does not list it.
+        for (id, session) in kept.sessions { keptManifests.insert("sessions/\(id)/\(session.packageVersion).json") }
+        for (id, series) in kept.series { keptManifests.insert("series/\(id)/\(series.packageVersion).json") }
         for (key, versions) in kept.history {
             for version in versions {
                 keptManifests.insert("\(key)/\(version.packageVersion).json")
@@ -121,8 +161,8 @@ public struct PackageGarbageCollector: Sendable {
     }
 
     /// `.tmp-*` files in `server/` older than `temporaryAge`.
-    private func serverTemporaryFiles() -> [TargetObject] {
-        ((try? FolderTarget(root: package.serverRoot).list(under: "")) ?? []).filter {
+    private func serverTemporaryFiles() throws -> [TargetObject] {
+        try FolderTarget(root: package.serverRoot).list(under: "").filter {
             $0.path.split(separator: "/").last!.hasPrefix(".tmp-") && now.timeIntervalSince($0.modified) >= temporaryAge
         }
     }

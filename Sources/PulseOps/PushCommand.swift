@@ -1,5 +1,6 @@
 import Foundation
 import PulseCommandLine
+import PulseCore
 import PulseStore
 
 /// `pulse-pack push <package> --to <target>`.
@@ -13,17 +14,27 @@ public enum PushCommand {
             abstract: "Publish a package's public part (blobs, blob lists, app configs, index.json) to a folder or S3.",
             discussion: """
                 Sends <package>/public/ only: manifests, gated resources and key tables (server/) and the package \
-                secret never leave. Blobs go first (only those the target lacks, each checked against its SHA-256), \
-                then blob lists and app configs, then index.json: nobody ever sees an index naming a missing file. \
-                A target holding another package (another package id) is refused unless --force. \
-                Re-running after an interruption finishes the job.
+                secret never leave. One listing tells what the target has; blobs go first (only those it lacks, \
+                each checked against its SHA-256, sent with Content-MD5 and x-amz-checksum-sha256, the answer's ETag \
+                checked), then a listing must show every one with its size; then blob lists and app configs; then \
+                index.json, the commit point: nobody ever sees an index naming a missing file. A push that changes \
+                the target holds its lease (.pulse-lease on S3, an flock on .lock in a folder), so no gc of \
+                the same target runs meanwhile. A target holding another package, or with no index.json but other \
+                files, is refused unless --force. Re-running after an interruption finishes the job.
                 Targets: a folder, or s3://bucket/prefix (credentials: AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, \
-                or ~/.aws/credentials with --profile / AWS_PROFILE). Exit: 0 ok, 1 target failure, 64 usage, 65 bad package.
+                or ~/.aws/credentials with --profile / AWS_PROFILE). Exit: 0 ok, 1 target failure, 64 usage, \
+                65 bad package or foreign target, 75 another push or gc holds the target (see --wait).
+
+                EXAMPLES:
+                  pulse-pack push out/pkg --to /srv/origin/pulse
+                  pulse-pack push out/pkg --to s3://media/pulse --endpoint https://s3.eu-central-1.amazonaws.com \\
+                      --region eu-central-1 --profile media --json
+                  pulse-pack push out/pkg --to s3://media/pulse --wait 10m    # queue behind a running gc
                 """,
             options: [
                 .value("to", "<target>", help: "A folder or s3://bucket/prefix."),
                 .value("jobs", "<n>", help: "Uploads in flight at once (default 4)."),
-                .flag("force", help: "Push even if the target's index.json belongs to another package."),
+                .flag("force", help: "Push even if the target's index.json belongs to another package, or the target holds other files."),
             ] + TargetSpec.commonOptions,
             positionals: [Positional("package", help: "The package folder (pulse-pack build output).")],
             run: { arguments in
@@ -35,16 +46,22 @@ public enum PushCommand {
         let package = URL(fileURLWithPath: try arguments.required("package")).standardizedFileURL
         guard let to = arguments.value("to") else { throw UsageError("missing --to <target>") }
         let jobs = try arguments.int("jobs", in: 1...64) ?? 4
+        let wait = try TargetSpec.wait(arguments)
         let target = try TargetSpec.parse(to).make(arguments, environment: environment)
         let bar = environment.errorIsTerminal ? ProgressBar(environment.standardError) : nil
         var progress: (@Sendable (PushProgress) -> Void)?
         if let bar { progress = { bar.show($0) } }
-        let report = try Pusher(package: package, target: target, jobs: jobs, force: arguments.flag("force"), progress: progress).run()
+        let pusher = Pusher(package: package, target: target, jobs: jobs, force: arguments.flag("force"), wait: wait, progress: progress)
+        let report: PushReport
+        do { report = try pusher.run() } catch {
+            bar?.finish()
+            throw error
+        }
         bar?.finish()
         if arguments.flag("json") {
             environment.standardOutput(OpsCommand.json([
-                "uploaded": report.uploaded, "skipped": report.skipped, "bytes": report.bytes,
-                "seconds": (report.seconds * 1000).rounded() / 1000,
+                "uploaded": .int(report.uploaded), "skipped": .int(report.skipped), "bytes": .int(report.bytes),
+                "seconds": OpsCommand.seconds(report.seconds),
             ]))
         } else {
             environment.standardOutput(

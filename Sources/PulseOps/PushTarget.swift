@@ -28,16 +28,26 @@ public struct PublishedKind: Sendable, Equatable {
 public protocol PushTarget: Sendable {
     /// How errors and reports name the target (a folder path or `s3://bucket/prefix`).
     var displayName: String { get }
-    /// Checks that the target can be reached and used (credentials, bucket, folder) before any work.
+    /// Makes the target usable before any work (creates a folder target).
     func prepare() throws
     /// The size of the file at `path`, or nil if there is none (stat or HEAD).
     func size(of path: String) throws -> Int?
     /// The bytes at `path`, or nil if there is none.
     func read(_ path: String) throws -> Data?
     /// Publishes `data` at `path` all-or-nothing: a reader sees the old file (or none) or the new one.
+    /// Throws if the target did not keep exactly `data` as far as its answer tells.
     func write(_ path: String, data: Data, kind: PublishedKind) throws
-    /// Every file under `prefix` (recursively), with its size and publish time.
+    /// Every file under `prefix` (recursively), with its size and publish time. A listing that cannot
+    /// be read completely throws: it is never a shorter list.
     func list(under prefix: String) throws -> [TargetObject]
     /// Removes the file at `path` (no error if it is already gone).
     func delete(_ path: String) throws
+    /// Takes the target's lease for `operation` (`push` or `gc`), waiting up to `wait` seconds while
+    /// another holds it; then throws `OpsError` of kind `.busy` naming the holder.
+    func acquireLease(for operation: String, wait: TimeInterval) throws -> any TargetLease
+}
+
+extension PushTarget {
+    /// `<displayName>/<path>`: how errors name a file of the target.
+    func describe(_ path: String) -> String { path.isEmpty ? displayName : "\(displayName)/\(path)" }
 }

@@ -17,7 +17,16 @@ enum BuildCommand {
                 ~/.config/…; created 0600 on the first build): never from inside the package folder.
                 Same input, package id and secret, and SOURCE_DATE_EPOCH set → byte-identical package.
                 A pulse-package/1 folder is moved to the current layout first.
+                Unknown fields are errors (--lenient: warnings). Image folders are read in natural order of their
+                names (slide2 before slide10, case ignored); .DS_Store, Thumbs.db and the like are ignored.
+                --json: docs/json-output.md.
                 """,
+            examples: [
+                "pulse-pack build Samples/series.json --out pkg              # a series and all its sessions",
+                "pulse-pack build talk.json --deck talk.pdf --out pkg        # one session; --deck overrides its \"deck\"",
+                "pulse-pack build Samples/series.json --out pkg --seal-to age1…   # key tables only sealed",
+                "SOURCE_DATE_EPOCH=$(git log -1 --format=%ct) pulse-pack build series.json --out pkg --package-id <32 hex> --secret-file ci.secret",
+            ],
             options: [
                 .value("out", "<dir>", short: "o", help: "The package folder (created if missing)."),
                 .value("deck", "<pdf-or-folder>", help: "The deck of a single session: a PDF or a folder of images."),
@@ -25,6 +34,8 @@ enum BuildCommand {
                 .value("package-id", "<32 hex>", help: "The id of a new package (default: random); an existing package must have it."),
                 .value("jobs", "<n>", short: "j", help: "Threads per deck (default: the cores for a PDF, twice that for images)."),
                 .value("seal-to", "<age1…>", help: "Write key tables only sealed to this age recipient (the key server); repeatable.", repeating: true),
+                .flag("lenient", help: "Unknown fields in input files are warnings, not errors."),
+                .value("max-image-size", "<size>", help: "Warn about a photo or logo larger than this, e.g. 500kB, 2MB (default 2MB)."),
                 .flag("json", help: "Print a machine-readable summary on stdout."),
                 .flag("quiet", short: "q", help: "No summary, no progress."),
             ],
@@ -38,6 +49,13 @@ enum BuildCommand {
                 options.packageId = arguments.value("package-id")
                 if let jobs = try arguments.int("jobs", in: 1...256) { options.workers = jobs }
                 options.sealTo = arguments.values("seal-to")
+                options.lenient = arguments.flag("lenient")
+                if let text = arguments.value("max-image-size") {
+                    guard let bytes = ByteCount.parse(text), bytes > 0 else {
+                        throw UsageError("--max-image-size must be a size such as 500kB or 2MB, got \"\(text)\"")
+                    }
+                    options.warnImageBytes = bytes
+                }
                 let json = arguments.flag("json"), quiet = arguments.flag("quiet")
                 let report = try Builder(options: options).run { session, done, total in
                     if !quiet && !json { terminal.progress("  \(session)", done: done, total: total) }
@@ -64,13 +82,22 @@ enum BuildCommand {
         for document in report.documents {
             lines.append("  \(document.kind) \(document.id): packageVersion \(Format.short(document.packageVersion))\(document.changed ? "" : " (unchanged)")")
         }
-        lines.append("  images: \(report.newImages) new / \(report.reusedImages) reused")
+        for session in report.sessions {
+            guard let files = session.slideFiles else { continue }
+            let shown = files.count <= 6 ? files : Array(files.prefix(3)) + ["…"] + Array(files.suffix(2))
+            lines.append("  session \(session.id): slides in natural order of their names: " + shown.joined(separator: ", ")
+                + (session.ignoredFiles.isEmpty ? "" : "; ignored: " + session.ignoredFiles.joined(separator: ", ")))
+        }
+        lines.append("  images: \(report.newImages + report.reusedImages) (\(Format.bytes(report.imageBytes))), "
+            + "\(report.newImages) new / \(report.reusedImages) reused"
+            + (report.largestImage.map { "; largest \(Format.bytes($0.bytes)): \($0.path)" } ?? ""))
         if let migrated = report.migrated { lines.append("  moved from the pulse-package/1 layout; package id \(migrated)") }
         lines.append("  package secret: \(report.secret)" + (report.secretCreated ? " (created: keep it, it is not in the package)" : ""))
         if let first = report.sessions.first {
-            lines.append("Look at it: cat \(first.manifestPath)")
-            lines.append("            pulse-pack verify \(report.package)")
-            lines.append("Publish:    pulse-pack push \(report.package) --to <folder or s3://bucket/prefix>   (public/ only)")
+            let package = ShellQuoting.quote(report.package)
+            lines.append("Look at it: cat \(ShellQuoting.quote(first.manifestPath))")
+            lines.append("            pulse-pack verify \(package)")
+            lines.append("Publish:    pulse-pack push \(package) --to <folder or s3://bucket/prefix>   (public/ only)")
         }
         return lines
     }

@@ -18,6 +18,10 @@ public struct BuildReport: Sendable {
         public var changed: Bool
         public var manifestPath: String
         public var keyTablePath: String
+        /// An image folder's slide files in slide order (natural order of their names); nil for a PDF.
+        public var slideFiles: [String]?
+        /// Files of the image folder left out as junk (`.DS_Store`, `Thumbs.db`, …).
+        public var ignoredFiles: [String] = []
     }
 
     public struct Document: Sendable {
@@ -32,6 +36,10 @@ public struct BuildReport: Sendable {
     public var documents: [Document] = []
     public var newImages = 0
     public var reusedImages = 0
+    /// Bytes of all public images (photos, logos) the manifests name: what every phone downloads besides slides.
+    public var imageBytes = 0
+    /// The largest public image: its file and bytes.
+    public var largestImage: (path: String, bytes: Int)?
     public var seconds: Double = 0
     public var warnings: [String] = []
     /// Where the package secret came from (a file path or `$PULSE_PACKAGE_SECRET`), and whether this build made it.
@@ -54,6 +62,8 @@ public struct BuildReport: Sendable {
                     "deckVersion": .int(session.deckVersion), "packageVersion": .string(session.packageVersion),
                     "changed": .bool(session.changed), "manifest": .string(session.manifestPath),
                     "keyTable": .string(session.keyTablePath),
+                    "slideFiles": session.slideFiles.map { .array($0.map(JSONValue.string)) } ?? .null,
+                    "ignoredFiles": .array(session.ignoredFiles.map(JSONValue.string)),
                 ]
             }),
             "documents": .array(documents.map { document in
@@ -62,7 +72,10 @@ public struct BuildReport: Sendable {
                     "packageVersion": .string(document.packageVersion), "changed": .bool(document.changed),
                 ]
             }),
-            "images": ["new": .int(newImages), "reused": .int(reusedImages)],
+            "images": [
+                "new": .int(newImages), "reused": .int(reusedImages), "bytes": .int(imageBytes),
+                "largest": largestImage.map { ["path": .string($0.path), "bytes": .int($0.bytes)] } ?? .null,
+            ],
             "warnings": .array(warnings.map(JSONValue.string)),
         ])
     }

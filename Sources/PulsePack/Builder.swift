@@ -1,6 +1,7 @@
 import Foundation
 import PulseCore
 import PulseCrypto
+import PulseImage
 import PulseStore
 
 /// `pulse-pack build`: series/session files and decks → blobs, manifests, gated resources, key tables,
@@ -21,6 +22,10 @@ public struct Builder {
         public var workers: Int?
         /// age recipients (`age1…`): key tables are written sealed (`<deckVersion>.json.age`), never in plaintext.
         public var sealTo: [String] = []
+        /// `--lenient`: unknown fields in input files are warnings, not errors.
+        public var lenient = false
+        /// `--max-image-size`: public images above this many bytes are warned about.
+        public var warnImageBytes = ImageLimits.defaultWarnBytes
 
         public init(
             input: URL, deck: URL? = nil, output: URL, secretFile: URL? = nil,
@@ -50,8 +55,8 @@ public struct Builder {
     @discardableResult
     public func run(progress: Progress? = nil) throws -> BuildReport {
         let started = Date()
-        let warnings = Warnings()
-        let loader = InputLoader(warnings: warnings)
+        let warnings = Warnings(lenient: options.lenient)
+        let loader = InputLoader(warnings: warnings, warnImageBytes: options.warnImageBytes)
         let keyTables = try KeyTableWriter(sealTo: options.sealTo)
         let publishedAt = Timestamp.string(try publishTime())
         if let id = options.packageId, !PackageId.isValid(id) {
@@ -110,6 +115,8 @@ public struct Builder {
             }
             for image in loader.images.values.sorted(by: { $0.hash < $1.hash }) {
                 if try blobs.put(image.bytes, hash: image.hash) { report.newImages += 1 } else { report.reusedImages += 1 }
+                report.imageBytes += image.bytes.count
+                if image.bytes.count > report.largestImage?.bytes ?? -1 { report.largestImage = (image.path, image.bytes.count) }
             }
             // Blobs first: every manifest and blob list written below names only blobs already in place.
             journal.blobs = blobs.hashes
@@ -178,6 +185,12 @@ public struct Builder {
         }
         let series = try SeriesDescription(file: options.input, loader: loader)
         let sessions = try series.sessionFiles.map { try SessionDescription(file: $0, loader: loader) }
+        for session in sessions {
+            if let other = session.seriesId, other != series.id {
+                throw InputError(file: session.file.path, path: "series",
+                    "names series \"\(other)\", but it is built by series \"\(series.id)\" (\(options.input.path))")
+            }
+        }
         var ids = Set<String>()
         for session in sessions where !ids.insert(session.id).inserted {
             throw InputError(file: session.file.path, path: "id", "session \"\(session.id)\" appears twice in the series")

@@ -17,6 +17,8 @@ struct Deck: Sendable {
     let url: URL
     let source: Source
     let slideCount: Int
+    /// Files of an image folder left out as well-known junk (`.DS_Store`, `Thumbs.db`, …).
+    var ignored: [String] = []
     /// The document opened to check the PDF, handed to the first reader instead of parsing it again.
     private let checked: CheckedDocument?
 
@@ -60,32 +62,68 @@ struct Deck: Sendable {
         return Deck(url: url, source: .pdf(bytes: bytes), slideCount: document.pageCount, checked: CheckedDocument(document))
     }
 
+    /// An image folder: every file but well-known junk is a slide, in natural order (`slide2` before
+    /// `slide10`, case ignored: as file managers show them). Each is checked before anything is written:
+    /// not too large to read (stat), its format from its bytes matching its name, its pixel size sane.
     private static func openFolder(_ url: URL) throws -> Deck {
         let names: [String]
         do { names = try FileManager.default.contentsOfDirectory(atPath: url.path) } catch {
             throw InputError(file: url.path, "cannot list the folder (\(AtomicFile.reason(error)))")
         }
-        let files = names.filter { !$0.hasPrefix(".") }.sorted(by: naturalOrder).map { url.appendingPathComponent($0) }
+        let ignored = names.filter(isJunk).naturallySorted()
+        let files = names.filter { !isJunk($0) }.naturallySorted().map { url.appendingPathComponent($0) }
         guard !files.isEmpty else { throw InputError(file: url.path, "the image folder has no slides") }
-        for file in files {
-            let head = try readHead(file)
-            guard ImageFormat.sniff(head) != nil else { throw InputError(file: file.path, "not a PNG, JPEG or WebP image") }
-        }
-        return Deck(url: url, source: .images(files), slideCount: files.count, checked: nil)
+        for file in files { try checkSlideFile(file) }
+        var deck = Deck(url: url, source: .images(files), slideCount: files.count, checked: nil)
+        deck.ignored = ignored
+        return deck
     }
 
-    /// The first bytes of a slide file (enough to recognise its format).
-    private static func readHead(_ file: URL) throws -> [UInt8] {
-        var isFolder: ObjCBool = false
-        _ = FileManager.default.fileExists(atPath: file.path, isDirectory: &isFolder)
-        if isFolder.boolValue { throw InputError(file: file.path, "is a folder, expected a slide image") }
+    /// Files that file managers and editors leave in folders, never slides.
+    static func isJunk(_ name: String) -> Bool {
+        [".DS_Store", "Thumbs.db", "ehthumbs.db", "desktop.ini", "Desktop.ini", ".directory", ".localized", ".gitkeep"].contains(name)
+            || name.hasPrefix("._") || name.hasSuffix("~") || name.hasPrefix(".~lock.")
+    }
+
+    /// The slide file's name, size and header: checked from its first bytes only.
+    private static func checkSlideFile(_ file: URL) throws {
+        var info = stat()
+        guard stat(file.path, &info) == 0 else {
+            throw InputError(file: file.path, "cannot read (\(String(cString: strerror(errno))))")
+        }
+        if info.st_mode & S_IFMT == S_IFDIR { throw InputError(file: file.path, "is a folder, expected a slide image") }
+        if Int(info.st_size) > ImageLimits.maxFileBytes {
+            throw InputError(file: file.path, "is \(Format.bytes(Int(info.st_size))), over the \(Format.bytes(ImageLimits.maxFileBytes)) an image may have")
+        }
+        let head = try readHead(file, count: 4096)
+        guard let format = ImageFormat.sniff(head) else {
+            let hint = ImageLimits.format(forExtension: file.lastPathComponent) == nil ? " (only images belong in a slide folder)" : ""
+            throw InputError(file: file.path, "not a PNG, JPEG or WebP image" + hint)
+        }
+        if let problem = ImageLimits.nameProblem(format: format, name: file.lastPathComponent) { throw InputError(file: file.path, problem) }
+        do {
+            // A JPEG whose frame header lies past the first bytes is checked when the slide is read.
+            if let header = try ImageHeader.read(head, complete: head.count < 4096), let problem = ImageLimits.sizeProblem(header) {
+                throw InputError(file: file.path, problem)
+            }
+        } catch let error as ImageError { throw InputError(file: file.path, "\(error)") }
+    }
+
+    /// The first bytes of a slide file (enough for its header, most of the time).
+    private static func readHead(_ file: URL, count: Int) throws -> [UInt8] {
         guard let handle = FileHandle(forReadingAtPath: file.path) else {
             throw InputError(file: file.path, "cannot read (\(String(cString: strerror(errno))))")
         }
         defer { try? handle.close() }
-        do { return Array(try handle.read(upToCount: 16) ?? Data()) } catch {
+        do { return Array(try handle.read(upToCount: count) ?? Data()) } catch {
             throw InputError(file: file.path, "cannot read (\(AtomicFile.reason(error)))")
         }
+    }
+
+    /// The slide files in order, by name (an image folder), or nil (a PDF).
+    var slideFileNames: [String]? {
+        if case let .images(files) = source { return files.map(\.lastPathComponent) }
+        return nil
     }
 
     /// Reads slides on one thread; a PDF deck opens its own qpdf document per reader.
@@ -123,30 +161,64 @@ enum SlideReader {
             do { return try document.page(n) } catch { throw InputError(file: url.path, "page \(n + 1): \(error)") }
         case let .images(files):
             let bytes = try InputLoader.readFile(files[n])
-            do { _ = try ImageFormat.validate(bytes, checksums: false) } catch { throw InputError(file: files[n].path, "\(error)") }
+            do {
+                _ = try ImageFormat.validate(bytes, checksums: false)
+                if let header = try ImageHeader.read(bytes), let problem = ImageLimits.sizeProblem(header) {
+                    throw InputError(file: files[n].path, problem)
+                }
+            } catch let error as ImageError { throw InputError(file: files[n].path, "\(error)") }
             return bytes
         }
     }
 }
 
-/// File names in natural order: digit runs compare as numbers, so `slide2` comes before `slide10`.
-func naturalOrder(_ a: String, _ b: String) -> Bool {
-    var left = Substring(a)[...], right = Substring(b)[...]
-    while let l = left.first, let r = right.first {
-        if l.isASCII && l.isNumber && r.isASCII && r.isNumber {
-            let leftDigits = left.prefix { $0.isASCII && $0.isNumber }
-            let rightDigits = right.prefix { $0.isASCII && $0.isNumber }
-            let leftTrimmed = leftDigits.drop { $0 == "0" }, rightTrimmed = rightDigits.drop { $0 == "0" }
-            if leftTrimmed.count != rightTrimmed.count { return leftTrimmed.count < rightTrimmed.count }
-            if leftTrimmed != rightTrimmed { return leftTrimmed < rightTrimmed }
-            left = left.dropFirst(leftDigits.count)
-            right = right.dropFirst(rightDigits.count)
-        } else {
-            if l != r { return l < r }
-            left = left.dropFirst()
-            right = right.dropFirst()
-        }
+/// File names in natural order, as file managers show them: digit runs compare as numbers (`slide2`
+/// before `slide10`) and letters without regard to case (`slide1` before `Slide10`); names equal but for
+/// case or zero padding fall back to their bytes, so the order is total.
+func naturalOrder(_ a: String, _ b: String) -> Bool { NaturalKey(a) < NaturalKey(b) }
+
+extension Sequence<String> {
+    /// Sorted in natural order, each name folded once (not once per comparison: sorting 250 slide
+    /// names character by character cost 80 M instructions, 2% of a build).
+    func naturallySorted() -> [String] {
+        map { (NaturalKey($0), $0) }.sorted { $0.0 < $1.0 }.map(\.1)
     }
-    if left.isEmpty != right.isEmpty { return left.isEmpty }
-    return a < b  // equal but for zero padding: any fixed order will do
+}
+
+/// A name's bytes with case folded, for natural order; its own bytes break ties.
+struct NaturalKey: Comparable {
+    let folded: [UInt8]
+    let original: [UInt8]
+
+    init(_ name: String) {
+        original = Array(name.utf8)
+        folded = original.allSatisfy { $0 < 0x80 } ? original.map { $0 &- 65 < 26 ? $0 | 0x20 : $0 } : Array(name.lowercased().utf8)
+    }
+
+    static func < (a: NaturalKey, b: NaturalKey) -> Bool {
+        let x = a.folded, y = b.folded
+        var i = 0, j = 0
+        while i < x.count, j < y.count {
+            if isDigit(x[i]), isDigit(y[j]) {
+                var endI = i, endJ = j
+                while endI < x.count, isDigit(x[endI]) { endI += 1 }
+                while endJ < y.count, isDigit(y[endJ]) { endJ += 1 }
+                var startI = i, startJ = j
+                while startI < endI - 1, x[startI] == UInt8(ascii: "0") { startI += 1 }
+                while startJ < endJ - 1, y[startJ] == UInt8(ascii: "0") { startJ += 1 }
+                if endI - startI != endJ - startJ { return endI - startI < endJ - startJ }
+                if !x[startI..<endI].elementsEqual(y[startJ..<endJ]) { return x[startI..<endI].lexicographicallyPrecedes(y[startJ..<endJ]) }
+                i = endI
+                j = endJ
+            } else {
+                if x[i] != y[j] { return x[i] < y[j] }
+                i += 1
+                j += 1
+            }
+        }
+        if (i < x.count) != (j < y.count) { return j < y.count }
+        return a.original.lexicographicallyPrecedes(b.original)
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
 }

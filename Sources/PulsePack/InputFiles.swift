@@ -44,6 +44,8 @@ struct PublicImage {
     let bytes: [UInt8]
     let hash: String
     let format: ImageFormat
+    /// The file it was read from (the first, when several files hold the same image).
+    let path: String
 
     /// `{ assetHash, bytes, contentType }` as it stands in a manifest.
     var reference: JSONValue {
@@ -54,17 +56,19 @@ struct PublicImage {
 /// Reads JSON input files and the files they point at, collecting the public images they need.
 final class InputLoader {
     let warnings: Warnings
+    /// Public images larger than this are warned about (`--max-image-size`).
+    let warnImageBytes: Int
     private(set) var images: [String: PublicImage] = [:]
 
-    init(warnings: Warnings) {
+    init(warnings: Warnings, warnImageBytes: Int = ImageLimits.defaultWarnBytes) {
         self.warnings = warnings
+        self.warnImageBytes = warnImageBytes
     }
 
     /// Parses a JSON file into a reader of its top-level object.
     func readJSON(_ url: URL) throws -> JSONReader {
         let data = try Self.readFile(url)
-        let value: JSONValue
-        do { value = try JSONValue.parse(data) } catch { throw InputError(file: url.path, "\(error)") }
+        let value = try JSONValue.parse(data, file: url.path)
         return try JSONReader(file: url.path, value: value, warnings: warnings)
     }
 
@@ -73,19 +77,43 @@ final class InputLoader {
         guard let path = try reader.optionalString(key) else { return nil }
         let url = Self.resolve(path, relativeTo: reader.file)
         let bytes: [UInt8]
-        do { bytes = Array(try Self.readFile(url)) } catch let error as InputError {
+        do {
+            let size = try Self.fileSize(url)
+            if size > ImageLimits.maxFileBytes {
+                throw reader.error(key, "\(url.path) is \(Format.bytes(size)), over the \(Format.bytes(ImageLimits.maxFileBytes)) an image may have")
+            }
+            bytes = Array(try Self.readFile(url))
+        } catch let error as InputError where error.file == url.path {
             throw reader.error(key, "\(error.message): \(url.path)")
         }
         let format: ImageFormat
-        do { format = try ImageFormat.validate(bytes) } catch { throw reader.error(key, "\(url.path): \(error)") }
-        let image = PublicImage(bytes: bytes, hash: SHA256.hex(bytes), format: format)
-        images[image.hash] = image
+        do {
+            guard let header = try ImageHeader.read(bytes) else { throw ImageError.truncated }
+            if let problem = ImageLimits.problem(with: header, name: url.lastPathComponent) { throw reader.error(key, "\(url.path) \(problem)") }
+            format = try ImageFormat.validate(bytes)
+        } catch let error as ImageError { throw reader.error(key, "\(url.path): \(error)") }
+        if bytes.count > warnImageBytes {
+            warnings.add("\(reader.file): \(reader.path.isEmpty ? key : "\(reader.path).\(key)"): \(url.path) is \(Format.bytes(bytes.count)), "
+                + "over --max-image-size \(Format.bytes(warnImageBytes)): every phone downloads it, make it smaller")
+        }
+        let image = PublicImage(bytes: bytes, hash: SHA256.hex(bytes), format: format, path: url.path)
+        if images[image.hash] == nil { images[image.hash] = image }
         return image.reference
     }
 
     static func resolve(_ path: String, relativeTo file: String) -> URL {
         if path.hasPrefix("/") { return URL(fileURLWithPath: path) }
         return URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent(path).standardizedFileURL
+    }
+
+    /// The size of a regular file, from stat: nothing is read.
+    static func fileSize(_ url: URL) throws -> Int {
+        var info = stat()
+        guard stat(url.path, &info) == 0 else {
+            throw InputError(file: url.path, errno == ENOENT ? "no such file" : "cannot read (\(String(cString: strerror(errno))))")
+        }
+        guard info.st_mode & S_IFMT != S_IFDIR else { throw InputError(file: url.path, "is a folder, expected a file") }
+        return Int(info.st_size)
     }
 
     static func readFile(_ url: URL) throws -> Data {

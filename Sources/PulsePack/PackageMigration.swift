@@ -131,7 +131,7 @@ struct PackageMigration {
         do { data = try Data(contentsOf: package.legacyIndexURL) } catch {
             throw StoreError(path: package.legacyIndexURL.path, "cannot read: \(AtomicFile.reason(error))")
         }
-        guard let old = try? JSONDecoder().decode(LegacyIndex.self, from: data), old.format == PackageIndex.legacyFormat else {
+        guard let old = try? JSONValue.decode(LegacyIndex.self, from: data), old.format == PackageIndex.legacyFormat else {
             throw StoreError(path: package.legacyIndexURL.path, "not a readable \(PackageIndex.legacyFormat) index")
         }
         var index = PackageIndex(

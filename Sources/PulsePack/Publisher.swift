@@ -65,7 +65,7 @@ struct Publisher {
             bytes: outcomes.reduce(0) { $0 + $1.bytes }, newBlobs: newBlobs, reusedBlobs: outcomes.count - newBlobs,
             deckVersion: deckVersion, packageVersion: packageVersion, changed: previous?.packageVersion != packageVersion,
             manifestPath: package.manifestURL(.sessions, id: session.id, packageVersion: packageVersion).path,
-            keyTablePath: tableURL.path)
+            keyTablePath: tableURL.path, slideFiles: deck.slideFileNames, ignoredFiles: deck.ignored)
     }
 
     /// Writes the series manifest (with a ref per linked session) and the org's app config.

@@ -19,6 +19,12 @@ public enum PulsePackCLI {
         Command(
             name: "pulse-pack",
             abstract: "Package an event's slide decks for offline pre-caching: encrypted, content-addressed, verifiable.",
+            examples: [
+                "pulse-pack build Samples/series.json --out pkg",
+                "pulse-pack verify pkg",
+                "pulse-pack diff pkg keynote",
+                "pulse-pack push pkg --to s3://bucket/event --endpoint https://s3.example.net --region eu-central-1",
+            ],
             subcommands: [
                 BuildCommand.command(terminal: terminal, environment: environment),
                 VerifyCommand.command(terminal: terminal, environment: environment),
@@ -38,10 +44,19 @@ public enum PulsePackCLI {
             root(terminal: terminal, environment: environment, extra: extra), arguments: arguments,
             errorHandler: { error in
                 terminal.endProgress()
-                terminal.printError("pulse-pack: error: \(error)")
+                terminal.printError("pulse-pack: error: \(describe(error))")
                 return exitCode(for: error)
             },
             print: terminal.print, printError: terminal.printError)
+    }
+
+    /// The error's one line. A Foundation file error that escaped unwrapped says which file and the
+    /// system's reason, never "The operation could not be completed."
+    static func describe(_ error: any Error) -> String {
+        let nsError = error as NSError
+        guard nsError.domain == NSCocoaErrorDomain || nsError.domain == NSPOSIXErrorDomain else { return "\(error)" }
+        let path = (nsError.userInfo[NSFilePathErrorKey] as? String) ?? (nsError.userInfo[NSURLErrorKey] as? URL)?.path
+        return (path.map { "\($0): " } ?? "") + AtomicFile.reason(error)
     }
 
     static func exitCode(for error: any Error) -> Int32 {

@@ -20,7 +20,7 @@ struct SeriesDescription {
         let reader = try loader.readJSON(file)
         id = try reader.string("id", matching: Patterns.id, what: "an id of lowercase letters, digits and dashes")
         let title = try reader.string("title")
-        let timezone = try reader.string("timezone")
+        let timezone = try reader.timeZone("timezone")
         let rooms = try reader.objects("rooms") { room in
             JSONValue.compact([
                 "id": .string(try room.string("id", matching: Patterns.id, what: "a room id")),
@@ -28,6 +28,7 @@ struct SeriesDescription {
                 "capacity": try room.optionalInt("capacity", in: 1...1_000_000).map(JSONValue.int),
             ])
         }
+        try checkUniqueIds(rooms, list: "room", in: file.path) { "rooms[\($0)]" }
         let roomIds = Set(rooms.compactMap { $0["id"]?.stringValue })
         var links: [(String, String)] = []
         let days = try reader.objects("days") { day in
@@ -47,17 +48,20 @@ struct SeriesDescription {
                 ])
             }
             return JSONValue.object([
-                "date": .string(try day.string("date", matching: Patterns.date, what: "a date YYYY-MM-DD")),
+                "date": .string(try day.date("date")),
                 "items": .array(items),
             ])
         }
+        var itemPaths: [String] = []
+        for (dayIndex, day) in days.enumerated() {
+            itemPaths += (day["items"]?.arrayValue ?? []).indices.map { "days[\(dayIndex)].items[\($0)]" }
+        }
+        try checkUniqueIds(days.flatMap { $0["items"]?.arrayValue ?? [] }, list: "item", in: file.path) { itemPaths[$0] }
         sessionFiles = try reader.strings("sessions").map { InputLoader.resolve($0, relativeTo: file.path) }
         if sessionFiles.isEmpty { throw reader.error("sessions", "must name at least one session file") }
         appConfig = try reader.optionalObject("org").map { org in
-            defer { org.finish() }
             let slug = try org.string("slug", matching: Patterns.id, what: "an org slug")
             let colors = try org.object("colors")
-            defer { colors.finish() }
             let color = { (key: String) throws -> JSONValue in
                 .string(try colors.string(key, matching: Patterns.color, what: "a colour #RRGGBB"))
             }
@@ -71,9 +75,11 @@ struct SeriesDescription {
                 "theme": .string(try org.string("theme", oneOf: ["light", "dark"])),
                 "logo": try loader.optionalImage(org, "logo"),
             ])
+            try colors.finish()
+            try org.finish()
             return (slug, body)
         }
-        reader.finish()
+        try reader.finish()
         linkedSessionIds = links
         content = [
             "series": ["id": .string(id), "title": .string(title), "timezone": .string(timezone)],

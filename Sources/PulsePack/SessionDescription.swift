@@ -9,6 +9,8 @@ struct SessionDescription {
     let file: URL
     /// The deck named in the file, resolved against it; `--deck` overrides it.
     let deck: URL?
+    /// The series the file says it belongs to (`series`), if any.
+    let seriesId: String?
     /// Manifest fields: session, agenda, speakers, branding, resources, survey.
     let content: [String: JSONValue]
     /// Timeline-gated resources with their content and release rule (for `server/gated/`), each with the
@@ -22,6 +24,11 @@ struct SessionDescription {
         id = try reader.string("id", matching: Patterns.id, what: "an id of lowercase letters, digits and dashes")
         title = try reader.string("title")
         deck = try reader.optionalString("deck").map { InputLoader.resolve($0, relativeTo: file.path) }
+        seriesId = try reader.optionalString("series", matching: Patterns.id, what: "a series id")
+        let startsAt = try reader.time("startsAt"), endsAt = try reader.time("endsAt")
+        if endsAt.seconds <= startsAt.seconds {
+            throw reader.error("endsAt", "\(endsAt.text) is not after startsAt \(startsAt.text)")
+        }
 
         let basics = JSONValue.compact([
             "id": .string(id),
@@ -29,11 +36,11 @@ struct SessionDescription {
             "subtitle": try reader.optionalString("subtitle").map(JSONValue.string),
             "abstract": try reader.optionalString("abstract").map(JSONValue.string),
             "language": try reader.optionalString("language").map(JSONValue.string),
-            "seriesId": try reader.optionalString("series", matching: Patterns.id, what: "a series id").map(JSONValue.string),
+            "seriesId": seriesId.map(JSONValue.string),
             "room": try reader.optionalString("room").map(JSONValue.string),
-            "startsAt": .string(try reader.string("startsAt", matching: Patterns.time, what: "an ISO 8601 time with offset")),
-            "endsAt": .string(try reader.string("endsAt", matching: Patterns.time, what: "an ISO 8601 time with offset")),
-            "timezone": try reader.optionalString("timezone").map(JSONValue.string),
+            "startsAt": .string(startsAt.text),
+            "endsAt": .string(endsAt.text),
+            "timezone": try reader.optionalTimeZone("timezone").map(JSONValue.string),
         ])
 
         let speakers = try reader.objects("speakers") { speaker in
@@ -46,6 +53,7 @@ struct SessionDescription {
                 "photo": try loader.optionalImage(speaker, "photo"),
             ])
         }
+        try checkUniqueIds(speakers, list: "speaker", in: file.path) { "speakers[\($0)]" }
         let speakerIds = Set(speakers.compactMap { $0["id"]?.stringValue })
 
         let agenda = try reader.objects("agenda") { entry in
@@ -70,19 +78,23 @@ struct SessionDescription {
             "theme": .string(try brandingReader.string("theme", oneOf: ["light", "dark"])),
             "logo": try loader.optionalImage(brandingReader, "logo"),
         ])
-        brandingReader.finish()
+        try brandingReader.finish()
 
         let resources = try reader.objects("resources", required: false, Self.resource)
+        try checkUniqueIds(resources.map(\.entry), list: "resource", in: file.path) { "resources[\($0)]" }
         gated = resources.compactMap { $0.gated }
         let survey = try reader.optionalObject("survey").map { survey in
-            defer { survey.finish() }
-            return JSONValue.object([
+            let questions = try survey.objects("questions", Self.question)
+            try checkUniqueIds(questions, list: "question", in: file.path) { "survey.questions[\($0)]" }
+            let value = JSONValue.object([
                 "id": .string(try survey.string("id", matching: Patterns.id, what: "a survey id")),
                 "title": .string(try survey.string("title")),
-                "questions": .array(try survey.objects("questions", Self.question)),
+                "questions": .array(questions),
             ])
+            try survey.finish()
+            return value
         }
-        reader.finish()
+        try reader.finish()
 
         var content: [String: JSONValue] = [
             "session": basics, "agenda": .array(agenda), "speakers": .array(speakers),
@@ -100,7 +112,7 @@ struct SessionDescription {
         let kind = try entry.string("kind", oneOf: ["link", "file", "note"])
         let url = try entry.optionalString("url")
         let body = try entry.optionalString("body")
-        let releaseAt = try entry.optionalString("releaseAt", matching: Patterns.time, what: "an ISO 8601 time with offset")
+        let releaseAt = try entry.optionalTime("releaseAt")
         let afterSlide = try entry.optionalInt("releaseAfterSlide", in: 0...100_000)
         if kind == "link", url == nil { throw entry.error("url", "missing (a link resource needs a url)") }
         if kind == "note", body == nil { throw entry.error("body", "missing (a note resource needs a body)") }

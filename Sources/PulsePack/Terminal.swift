@@ -1,4 +1,5 @@
 import Foundation
+import PulseCommandLine
 
 /// Output of the CLI: results to stdout, diagnostics and progress to stderr.
 public final class Terminal: @unchecked Sendable {
@@ -55,16 +56,8 @@ public final class Terminal: @unchecked Sendable {
 
 /// Formatting helpers for summaries.
 enum Format {
-    static func bytes(_ count: Int) -> String {
-        let units = ["B", "KB", "MB", "GB"]
-        var value = Double(count)
-        var unit = 0
-        while value >= 1000, unit < units.count - 1 {
-            value /= 1000
-            unit += 1
-        }
-        return unit == 0 ? "\(count) B" : String(format: "%.1f %@", value, units[unit])
-    }
+    /// SI units, as every tool prints them (`ByteCount`).
+    static func bytes(_ count: Int) -> String { ByteCount.format(count) }
 
     static func seconds(_ value: Double) -> String { String(format: "%.2f s", value) }
 

@@ -18,7 +18,14 @@ public struct Verifier {
         public var blobs = 0
         public var manifests = 0
         public var slidesDecrypted = 0
+        /// False when the folder is no package of the current layout at all (nothing else was checked).
+        public var isPackage = true
     }
+
+    /// Progress of the long steps: `(step, done, total)` per blob re-hashed and per slide decrypted.
+    public typealias Progress = (_ step: String, _ done: Int, _ total: Int) -> Void
+    /// Called as blobs are re-hashed and slides decrypted (a progress bar on a terminal).
+    public var progress: Progress?
 
     let package: PulsePackage
     /// A key table file or a folder of them (`<session>/<deckVersion>.json`); default `<package>/server/keys`.
@@ -43,15 +50,18 @@ public struct Verifier {
             switch try package.layout() {
             case .legacy:
                 report.problems.append("\(package.root.path): \(package.legacyMessage)")
+                report.isPackage = false
                 return report
             case .current where package.exists:
                 index = try package.readIndex()
             default:
                 report.problems.append("\(package.root.path): not a pulse package (no server/index.json)")
+                report.isPackage = false
                 return report
             }
         } catch {
             report.problems.append("\(error)")
+            report.isPackage = false
             return report
         }
         let blobs = checkBlobs(&report)
@@ -73,7 +83,9 @@ public struct Verifier {
             return [:]
         }
         var intact: [String: Int] = [:]
-        for name in names.sorted() where !name.hasPrefix(".tmp-") {
+        let total = names.count
+        for (done, name) in names.sorted().enumerated() where !name.hasPrefix(".tmp-") {
+            progress?("  re-hashing blobs", done + 1, total)
             let path = folder.appendingPathComponent(name).path
             guard Hex.isDigestName(name) else {
                 report.problems.append("\(path): stray file in assets (not a SHA-256 name)")
@@ -305,7 +317,8 @@ public struct Verifier {
         }
         let slides = manifest["slides"]?.arrayValue ?? []
         let keyed = Dictionary(table.slides.map { ($0.n, $0) }, uniquingKeysWith: { first, _ in first })
-        for slide in slides {
+        for (done, slide) in slides.enumerated() {
+            progress?("  decrypting \(table.sessionId)", done + 1, slides.count)
             guard let n = slide["n"]?.intValue, let hash = slide["assetHash"]?.stringValue, let bytes = slide["bytes"]?.intValue else {
                 report.problems.append("\(url.path): a slide entry of session \(table.sessionId) is malformed")
                 continue

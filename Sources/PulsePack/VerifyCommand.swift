@@ -13,8 +13,14 @@ enum VerifyCommand {
                 Checks both parts: public/ (every blob, every blob list against its name and its manifest, nothing \
                 device-scoped there) and server/ (every manifest, gated resources, key tables: every slide is \
                 decrypted), and that the package secret is not in the folder. Reports every problem found, not \
-                only the first, and exits 1 if there is any.
+                only the first, and exits 1 if there is any; a folder that is not a package exits 65. On a terminal \
+                it shows its progress. --json: docs/json-output.md.
                 """,
+            examples: [
+                "pulse-pack verify pkg",
+                "pulse-pack verify pkg --identity key-server.identity     # also decrypt sealed key tables",
+                "pulse-pack verify pkg --json",
+            ],
             options: [
                 .value("keys", "<file-or-dir>", help: "Key table(s) to decrypt slides with (default: <package>/server/keys)."),
                 .value("identity", "<file>", short: "i", help: "age identity file to open sealed key tables with.", repeating: true),
@@ -25,17 +31,27 @@ enum VerifyCommand {
                 let identities = try arguments.values("identity").flatMap { path in
                     try AgeIdentity.parseFile(String(decoding: try InputLoader.readFile(fileURL(path)), as: UTF8.self), name: path)
                 }
-                let report = Verifier(
-                    package: fileURL(try arguments.required("package")), keys: arguments.value("keys").map(fileURL),
-                    identities: identities, environment: environment
-                ).run()
-                if arguments.flag("json") {
-                    let json: JSONValue = [
+                let json = arguments.flag("json")
+                let package = fileURL(try arguments.required("package"))
+                var verifier = Verifier(
+                    package: package, keys: arguments.value("keys").map(fileURL),
+                    identities: identities, environment: environment)
+                if !json { verifier.progress = { step, done, total in terminal.progress(step, done: done, total: total) } }
+                let report = verifier.run()
+                terminal.endProgress()
+                if !report.isPackage, !json {
+                    // Like push and gc: not a package is bad input (65), not a problem found in a package (1).
+                    let problem = report.problems.first ?? "not a pulse package"
+                    throw InputError(file: package.path, problem.hasPrefix(package.path + ": ") ? String(problem.dropFirst(package.path.count + 2)) : problem)
+                }
+                if json {
+                    let output: JSONValue = [
                         "ok": .bool(report.problems.isEmpty), "problems": .array(report.problems.map(JSONValue.string)),
                         "notes": .array(report.notes.map(JSONValue.string)), "blobs": .int(report.blobs),
                         "manifests": .int(report.manifests), "slidesDecrypted": .int(report.slidesDecrypted),
                     ]
-                    terminal.print(String(decoding: json.prettyBytes.dropLast(), as: UTF8.self))
+                    terminal.print(String(decoding: output.prettyBytes.dropLast(), as: UTF8.self))
+                    if !report.isPackage { return ExitCode.dataError }
                 } else {
                     for problem in report.problems { terminal.printError("pulse-pack: problem: \(problem)") }
                     for note in report.notes { terminal.printError("pulse-pack: note: \(note)") }

@@ -27,7 +27,7 @@ extension GatedResource {
     }
 
     static func decode(_ bytes: [UInt8]) throws -> [GatedResource] {
-        guard case let .array(items) = try JSONValue.parse(.init(bytes)) else { throw ServerError(.storage, "stored gated resources are not a list") }
+        guard case let .array(items) = try JSONValue.parse(bytes) else { throw ServerError(.storage, "stored gated resources are not a list") }
         return try items.map { item in
             guard let id = item["id"]?.stringValue, let entry = item["entry"] else {
                 throw ServerError(.storage, "a stored gated resource lacks id or entry")

@@ -48,7 +48,7 @@ public struct KeyTableRecord: Equatable, Sendable, CustomStringConvertible, Cust
     }
 
     static func decode(_ bytes: [UInt8]) throws -> [SlideKey] {
-        guard case let .array(items) = try JSONValue.parse(.init(bytes)) else { throw ServerError(.storage, "a stored key table is not a list") }
+        guard case let .array(items) = try JSONValue.parse(bytes) else { throw ServerError(.storage, "a stored key table is not a list") }
         return try items.map { item in
             guard let n = item["n"]?.intValue, let hash = item["assetHash"]?.stringValue, let key = item["keyB64"]?.stringValue,
                   let nonce = item["nonceB64"]?.stringValue

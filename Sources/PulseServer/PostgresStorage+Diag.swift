@@ -34,7 +34,7 @@ extension PostgresStorage {
     private static func sample(_ row: PostgresRow) throws -> DiagSample {
         DiagSample(
             sessionId: try row.string(0), deviceId: try row.string(1), receivedAt: try row.int64(2), build: try row.string(3),
-            platform: try row.string(4), connection: (try? JSONValue.parse(.init(try row.string(5).utf8))) ?? .null)
+            platform: try row.string(4), connection: (try? JSONValue.parse(Array(try row.string(5).utf8))) ?? .null)
     }
 
     public func samples(sessionId: String) throws -> [DiagSample] {

@@ -34,7 +34,7 @@ extension SQLiteStorage {
     private static func sample(_ row: Statement) -> DiagSample {
         DiagSample(
             sessionId: row.string(0), deviceId: row.string(1), receivedAt: row.int64(2), build: row.string(3), platform: row.string(4),
-            connection: (try? JSONValue.parse(.init(row.string(5).utf8))) ?? .null)
+            connection: (try? JSONValue.parse(Array(row.string(5).utf8))) ?? .null)
     }
 
     public func samples(sessionId: String) throws -> [DiagSample] {

@@ -86,7 +86,23 @@ public enum AtomicFile {
             return String(cString: strerror(Int32(underlying.code)))
         }
         if nsError.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(nsError.code))) }
-        if nsError.domain == NSCocoaErrorDomain, nsError.code == NSFileReadNoSuchFileError { return "No such file or directory" }
-        return nsError.localizedDescription
+        // Foundation's own words ("The operation could not be completed. The volume is read only.") say
+        // neither what failed nor why in the terms of the system: use the errno text instead.
+        if nsError.domain == NSCocoaErrorDomain {
+            let code: Int32? = switch nsError.code {
+            case NSFileNoSuchFileError, NSFileReadNoSuchFileError: ENOENT
+            case NSFileReadNoPermissionError, NSFileWriteNoPermissionError: EACCES
+            case NSFileWriteVolumeReadOnlyError: EROFS
+            case NSFileWriteOutOfSpaceError: ENOSPC
+            case NSFileWriteFileExistsError: EEXIST
+            case NSFileReadTooLargeError: EFBIG
+            case NSFileWriteInvalidFileNameError, NSFileReadInvalidFileNameError: EINVAL
+            default: nil
+            }
+            if let code { return String(cString: strerror(code)) }
+        }
+        let text = nsError.localizedDescription
+        let prefix = "The operation could not be completed. "
+        return text.hasPrefix(prefix) ? String(text.dropFirst(prefix.count)) : text
     }
 }

@@ -132,12 +132,14 @@ public struct PulsePackage: Sendable {
             if !exists, FileManager.default.fileExists(atPath: legacyIndexURL.path) { throw StoreError(path: root.path, legacyMessage) }
             throw StoreError(path: indexURL.path, "cannot read: \(AtomicFile.reason(error))")
         }
-        let format = (try? JSONValue.parse(data))?["format"]?.stringValue
+        let json: JSONValue
+        do { json = try JSONValue.parse(data) } catch { throw StoreError(json: error, path: indexURL.path) }
+        let format = json["format"]?.stringValue
         guard format == PackageIndex.currentFormat else {
             throw StoreError(path: indexURL.path, format.map { "package format \"\($0)\" is not \(PackageIndex.currentFormat)" }
                 ?? "not a pulse package index")
         }
-        guard let index = try? JSONDecoder().decode(PackageIndex.self, from: data), PackageId.isValid(index.packageId) else {
+        guard let index = try? json.decode(PackageIndex.self), PackageId.isValid(index.packageId) else {
             throw StoreError(path: indexURL.path, "not a readable \(PackageIndex.currentFormat) index")
         }
         return index
@@ -204,11 +206,9 @@ public struct PulsePackage: Sendable {
     /// Reads a published manifest.
     public func readManifest(_ kind: Kind, id: String, packageVersion: String) throws -> JSONValue {
         let url = manifestURL(kind, id: id, packageVersion: packageVersion)
-        do {
-            return try JSONValue.parse(Data(contentsOf: url))
-        } catch {
-            throw StoreError(path: url.path, "cannot read manifest: \(error)")
-        }
+        let data: Data
+        do { data = try Data(contentsOf: url) } catch { throw StoreError(path: url.path, "cannot read manifest: \(AtomicFile.reason(error))") }
+        do { return try JSONValue.parse(data) } catch { throw StoreError(json: error, path: url.path) }
     }
 
     /// Writes a manifest under its packageVersion (a no-op when that version already exists intact).
@@ -257,10 +257,13 @@ public struct PulsePackage: Sendable {
 
     /// Reads a key table.
     public func readKeyTable(at url: URL) throws -> KeyTable {
-        do {
-            return try JSONDecoder().decode(KeyTable.self, from: Data(contentsOf: url))
+        let data: Data
+        do { data = try Data(contentsOf: url) } catch { throw StoreError(path: url.path, "cannot read key table: \(AtomicFile.reason(error))") }
+        // Positions only, never a message that could quote part of a key.
+        do { return try JSONValue.decode(KeyTable.self, from: data) } catch let error as JSONValue.SyntaxError {
+            throw StoreError(path: "\(url.path):\(error.line):\(error.column)", "not a readable key table (not valid JSON)")
         } catch {
-            throw StoreError(path: url.path, "not a readable key table: \(error)")
+            throw StoreError(path: url.path, "not a readable key table (expected {sessionId, deckVersion, packageVersion, slides})")
         }
     }
 

@@ -49,7 +49,9 @@ public struct PublicFolder: Sendable {
 
     /// Parses public index bytes read from anywhere (a folder, an S3 object); `path` names them in errors.
     public static func parseIndex(_ data: Data, path: String) throws -> PublicIndex {
-        let format = (try? JSONValue.parse(data))?["format"]?.stringValue
+        let json: JSONValue
+        do { json = try JSONValue.parse(data) } catch { throw StoreError(json: error, path: path) }
+        let format = json["format"]?.stringValue
         guard format == PublicIndex.currentFormat else {
             if format == PackageIndex.legacyFormat {
                 throw StoreError(path: path, "is a pulse-package/1 index (published by an older pulse-pack, with the manifests "
@@ -58,7 +60,7 @@ public struct PublicFolder: Sendable {
             throw StoreError(path: path, format.map { "index format \"\($0)\" is not \(PublicIndex.currentFormat)" }
                 ?? "not a pulse public index")
         }
-        guard let index = try? JSONDecoder().decode(PublicIndex.self, from: data), PackageId.isValid(index.packageId) else {
+        guard let index = try? json.decode(PublicIndex.self), PackageId.isValid(index.packageId) else {
             throw StoreError(path: path, "not a readable \(PublicIndex.currentFormat) index")
         }
         return index

@@ -1,3 +1,5 @@
+import PulseCore
+
 /// A failure to read or write the package or a push target.
 public struct StoreError: Error, CustomStringConvertible, Equatable {
     /// The file or folder at fault.
@@ -16,6 +18,11 @@ public struct StoreError: Error, CustomStringConvertible, Equatable {
     }
 
     public var description: String { "\(path): \(message)" }
+
+    /// A file that is not valid JSON: `file:line:column: not valid JSON: what`.
+    public init(json error: JSONValue.SyntaxError, path: String) {
+        self.init(path: "\(path):\(error.line):\(error.column)", "not valid JSON: \(error.message)")
+    }
 }
 
 #if canImport(Glibc)

@@ -89,6 +89,20 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == ["server-identity.txt"])
     }
 
+    /// `--out -` writes the identity to standard output, never a file named "-".
+    @Test func keygenToStandardOutput() throws {
+        let dash = FileManager.default.currentDirectoryPath + "/-"
+        #expect(!FileManager.default.fileExists(atPath: dash))
+        let run = keys("keygen", "--out", "-")
+        #expect(run.code == 0, "\(run.err)")
+        let text = String(decoding: run.bytes, as: UTF8.self)
+        #expect(text.contains("\nAGE-SECRET-KEY-1"))
+        #expect(run.out.isEmpty)
+        #expect(run.err.count == 1 && run.err[0].hasPrefix("public key: age1") && text.contains("# public key: \(run.err[0].dropFirst(12))\n"))
+        #expect(!FileManager.default.fileExists(atPath: dash))
+        try? FileManager.default.removeItem(atPath: dash)
+    }
+
     @Test func sealFileOpensWithAgeAndWithOpen() throws {
         try AgeTool.requireInstalled()
         let folder = try TemporaryFolder()

@@ -91,13 +91,32 @@ struct JSONReaderTests {
         #expect(throws: InputError(file: "s.json", path: "title", "missing (expected a string)")) { try r.string("title") }
     }
 
-    @Test func unknownFieldsAreWarnings() throws {
-        let warnings = Warnings()
+    @Test func unknownFieldsAreErrorsWithASuggestion() throws {
+        let r = try reader(#"{"id": "x", "speakers": [{"name": "a", "foto": "a.png"}]}"#)
+        _ = try r.string("id")
+        #expect(throws: InputError(file: "s.json", path: "speakers[0].foto",
+                                   #"unknown field; did you mean "photo"? (--lenient ignores unknown fields)"#)) {
+            try r.objects("speakers") { speaker in
+                _ = try speaker.string("name")
+                _ = try speaker.optionalString("photo")
+            }
+        }
+        let nothingClose = try reader(#"{"id": "x", "zzzzzz": 1}"#)
+        _ = try nothingClose.string("id")
+        #expect(throws: InputError(file: "s.json", path: "zzzzzz", "unknown field (--lenient ignores unknown fields)")) { try nothingClose.finish() }
+    }
+
+    @Test func unknownFieldsAreWarningsWhenLenient() throws {
+        let warnings = Warnings(lenient: true)
         let r = try reader(#"{"id": "x", "colour": "red", "agenda": [{"title": "t", "extra": 1}]}"#, warnings)
         _ = try r.string("id")
+        _ = try r.optionalString("color")
         _ = try r.objects("agenda") { try $0.string("title") }
-        r.finish()
-        #expect(warnings.messages == ["s.json: agenda[0].extra: unknown field, ignored", "s.json: colour: unknown field, ignored"])
+        try r.finish()
+        #expect(warnings.messages == [
+            "s.json: agenda[0].extra: unknown field, ignored",
+            #"s.json: colour: unknown field, ignored; did you mean "color"?"#,
+        ])
     }
 
     @Test func patternsAndRanges() throws {

@@ -1,5 +1,7 @@
 import Foundation
 import PulseCommandLine
+import PulseCore
+import PulseStore
 import Synchronization
 import Testing
 @testable import PulseOps
@@ -43,9 +45,12 @@ struct Harness {
         }
     }
 
-    /// Every file path on the target.
-    func paths() throws -> Set<String> { Set(try target.list(under: "").map(\.path)) }
+    /// Every file path on the target but its lease (`.lock`, `.pulse-lease`), which push and gc take.
+    func paths() throws -> Set<String> { Set(try target.list(under: "").map(\.path)).subtracting(leaseFiles) }
 }
+
+/// The lease files push and gc leave (a folder's lock file stays; an S3 lease is deleted when released).
+let leaseFiles: Set<String> = [".lock", ".pulse-lease"]
 
 /// Output of one CLI run.
 struct CLIResult {
@@ -92,6 +97,9 @@ final class RecordingTarget: PushTarget, @unchecked Sendable {
     func read(_ path: String) throws -> Data? { try inner.read(path) }
     func list(under prefix: String) throws -> [TargetObject] { try inner.list(under: prefix) }
     func delete(_ path: String) throws { try inner.delete(path) }
+    func acquireLease(for operation: String, wait: TimeInterval) throws -> any TargetLease {
+        try inner.acquireLease(for: operation, wait: wait)
+    }
 
     func write(_ path: String, data: Data, kind: PublishedKind) throws {
         let proceed = state.withLock { state in
@@ -103,4 +111,23 @@ final class RecordingTarget: PushTarget, @unchecked Sendable {
         try inner.write(path, data: data, kind: kind)
         state.withLock { $0.writes.append(path) }
     }
+}
+
+/// Checks the ordering guarantee on a target: its index.json parses, and every blob list it names is
+/// there, hashes to its name, and names only blobs that are there with their exact size. Returns the
+/// problems found (none: consistent).
+func inconsistencies(_ target: any PushTarget) throws -> [String] {
+    guard let data = try target.read("index.json") else { return [] }
+    let index = try PublicFolder.parseIndex(data, path: "index.json")
+    let sizes = Dictionary(try target.list(under: "").map { ($0.path, $0.size) }, uniquingKeysWith: { a, _ in a })
+    var problems: [String] = []
+    for version in index.history.values.joined() {
+        let path = "refs/\(version.refs).json"
+        guard let list = try target.read(path) else { problems.append("\(path) missing"); continue }
+        for entry in try BlobList(parsing: list, file: path).entries where sizes["assets/\(entry.assetHash)"] != entry.bytes {
+            problems.append("assets/\(entry.assetHash) (\(path)): \(sizes["assets/\(entry.assetHash)"].map { "\($0) bytes" } ?? "missing"), needs \(entry.bytes)")
+        }
+        for file in version.files ?? [] where sizes[file] == nil { problems.append("\(file) missing") }
+    }
+    return problems
 }

@@ -94,7 +94,8 @@ final class MotoServer: Sendable {
         let policy = #"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:*","Resource":"*"}]}"#
         _ = try iam("Action=PutUserPolicy&UserName=pulse-push&PolicyName=s3&PolicyDocument=" + SigV4.percentEncode(policy))
         let key = try iam("Action=CreateAccessKey&UserName=pulse-push")
-        guard let id = S3XML.first("AccessKeyId", in: key[...]), let secret = S3XML.first("SecretAccessKey", in: key[...]) else {
+        let answer = try? S3XML.parse(Data(key.utf8))
+        guard let id = answer?.find("AccessKeyId")?.text, let secret = answer?.find("SecretAccessKey")?.text else {
             throw MotoError(message: "moto CreateAccessKey returned no key")
         }
         var request = URLRequest(url: endpoint.appendingPathComponent("moto-api/reset-auth"))

@@ -17,6 +17,9 @@ import Testing
         func read(_ path: String) throws -> Data? { try inner.read(path) }
         func list(under prefix: String) throws -> [TargetObject] { try inner.list(under: prefix) }
         func delete(_ path: String) throws { try inner.delete(path) }
+        func acquireLease(for operation: String, wait: TimeInterval) throws -> any TargetLease {
+            try inner.acquireLease(for: operation, wait: wait)
+        }
         func write(_ path: String, data: Data, kind: PublishedKind) throws {
             inFlight.withLock { $0.now += 1; $0.max = max($0.max, $0.now) }
             defer { inFlight.withLock { $0.now -= 1 } }
@@ -62,7 +65,7 @@ import Testing
     }
 
     @Test func progressBarOnlyOnATerminal() throws {
-        #expect(ProgressBar.line(PushProgress(done: 5, total: 10, bytes: 2048), width: 10) == "[#####-----] 5/10 files, 2.0 KiB sent")
+        #expect(ProgressBar.line(PushProgress(done: 5, total: 10, bytes: 2048), width: 10) == "[#####-----] 5/10 files, 2.0 KB sent")
         let package = TestPackage()
         let folder = TestPackage.temporaryFolder("pulse-target")
         defer { package.cleanUp(); try? FileManager.default.removeItem(at: folder) }

@@ -66,7 +66,7 @@ import Testing
         #expect {
             _ = try client.head("assets/x")
         } throws: { error in
-            (error as? OpsError)?.description == "s3://b/assets/x: HTTP 503"
+            (error as? OpsError)?.description == "s3://b/assets/x: HTTP 503 after 3 attempts"
         }
     }
 }

@@ -153,15 +153,17 @@ struct BadInputTests {
     @Test func notJSON() throws {
         let scene = try Scene()
         let session = try write(Array("{ \"id\": ".utf8), "broken.json", in: scene.folder)
-        try scene.expectRejected(["build", session.path, "--deck", Support.keynotePDF.path, "--out", scene.out.path], naming: "broken.json: not valid JSON")
+        try scene.expectRejected(["build", session.path, "--deck", Support.keynotePDF.path, "--out", scene.out.path], naming: "broken.json:1:9: unexpected end of file: expected a value")
     }
 
-    @Test func unknownFieldIsAWarning() throws {
+    @Test func unknownFieldIsAnErrorUnlessLenient() throws {
         let scene = try Scene()
-        let session = try Support.sessionFile(in: scene.folder, deck: Support.keynotePDF, extra: #", "colour": "red""#)
-        let result = Support.cli(["build", session.path, "--out", scene.out.path, "--quiet"])
+        let session = try Support.sessionFile(in: scene.folder, deck: Support.keynotePDF, extra: #", "titel": "red""#)
+        try scene.expectRejected(["build", session.path, "--out", scene.out.path],
+                                 naming: #"\#(session.lastPathComponent): titel: unknown field; did you mean "title"? (--lenient ignores unknown fields)"#)
+        let result = Support.cli(["build", session.path, "--out", scene.out.path, "--quiet", "--lenient"])
         #expect(result.code == 0)
-        #expect(result.err == ["pulse-pack: warning: \(session.path): colour: unknown field, ignored"])
+        #expect(result.err == [#"pulse-pack: warning: \#(session.path): titel: unknown field, ignored; did you mean "title"?"#])
     }
 
     @Test func outputThatIsSomethingElse() throws {

@@ -127,7 +127,8 @@ struct BuildTests {
 
     @Test func imageFolderIsInNaturalOrder() {
         let names = ["slide10.png", "slide2.png", "slide1.png", "slide02b.png", "Slide3.png", "slide100.png"]
-        #expect(names.sorted(by: naturalOrder) == ["Slide3.png", "slide1.png", "slide2.png", "slide02b.png", "slide10.png", "slide100.png"])
+        // Case does not count, as in file managers (it did before issue 11: "Slide3" came first).
+        #expect(names.sorted(by: naturalOrder) == ["slide1.png", "slide2.png", "slide02b.png", "Slide3.png", "slide10.png", "slide100.png"])
     }
 
     @Test func singleSessionRebuildUpdatesItsSeries() throws {

@@ -28,7 +28,7 @@ import Testing
         #expect(gc.out.contains { $0.contains("--keep <n>") })
         let usage = try Support.executable(["push"])
         #expect(usage.code == 64)
-        #expect(usage.err.first == "pulse-pack push: missing <package>")
+        #expect(usage.err.first == "pulse-pack: error: push: missing <package>")
     }
 
     @Test func aMissingHelperIsOneClearLine() throws {

@@ -103,7 +103,7 @@ struct DiffCommandTests {
 
         let human = Support.cli(["diff", old.path, new.path])
         #expect(human.code == 0)
-        #expect(human.out == ["+ \(c)  30 B", "- \(b)  20 B", "fetch 1, drop 1, keep 1; download 30 B (30 bytes)"])
+        #expect(human.out == ["slide 2 changed", "+ \(c)  30 B", "- \(b)  20 B", "fetch 1, drop 1, keep 1; download 30 B (30 bytes)"])
 
         let json = Support.cli(["diff", old.path, new.path, "--json"])
         let plan = try JSONValue.parse(Data(json.out.joined(separator: "\n").utf8))
@@ -111,6 +111,7 @@ struct DiffCommandTests {
         #expect(plan["fetch"]?.arrayValue?.map { $0["assetHash"] } == [.string(c)])
         #expect(plan["drop"]?.arrayValue?.map { $0["assetHash"] } == [.string(b)])
         #expect(plan["unchanged"] == false)
+        #expect(plan["slides"] == ["changed": [1], "added": [], "removed": []])
 
         #expect(Support.cli(["diff", old.path, old.path]).out == ["unchanged: same packageVersion (the app gets a 304 and fetches nothing)"])
         #expect(Support.cli(["diff", old.path, folder.appendingPathComponent("nope.json").path]).code == 65)
@@ -134,5 +135,52 @@ struct DiffCommandTests {
         #expect(plan["fetch"]?.arrayValue?.count == 1 && plan["drop"]?.arrayValue?.count == 1)
         #expect(Support.cli(["diff", "--package", out.path]).code == 64)
         #expect(Support.cli(["diff", "--package", out.path, "--session", "nobody"]).code == 65)
+        // The positional form is the same comparison.
+        let positional = Support.cli(["diff", out.path, "talk", "--json"])
+        #expect(positional.out == result.out)
+        let human = Support.cli(["diff", out.path, "talk"])
+        #expect(human.out.first == "slide 5 changed", "\(human.out)")
+        let typo = Support.cli(["diff", out.path, "tlak"])
+        #expect(typo.code == 65)
+        #expect(typo.err.first?.hasSuffix(#"history.sessions/tlak: no such session in the package; did you mean "talk"? (sessions: talk)"#) == true, "\(typo.err)")
+    }
+
+    func manifest(_ fields: JSONValue, in folder: URL, _ name: String) throws -> URL {
+        let url = folder.appendingPathComponent(name)
+        try Data(PackageVersion.stamped(fields).manifest.prettyBytes).write(to: url)
+        return url
+    }
+
+    /// Slide numbers in runs, from 1 like the deck's pages.
+    @Test func slideNumbersAreGroupedInRuns() throws {
+        let folder = try Support.temporaryFolder()
+        let slides = { (hashes: [String]) -> JSONValue in
+            ["session": ["id": "k"], "slides": .array(hashes.enumerated().map { ["n": .int($0.offset), "assetHash": .string(String(repeating: $0.element, count: 64)), "bytes": 1] })]
+        }
+        let old = try manifest(slides(["a", "b", "c", "d"]), in: folder, "old.json")
+        let new = try manifest(slides(["a", "e", "c", "f", "1", "2", "3"]), in: folder, "new.json")
+        let result = Support.cli(["diff", old.path, new.path])
+        #expect(Array(result.out.prefix(3)) == ["slide 2 changed", "slide 4 changed", "slides 5–7 added"], "\(result.out)")
+        let back = Support.cli(["diff", new.path, old.path])
+        #expect(Array(back.out.prefix(3)) == ["slide 2 changed", "slide 4 changed", "slides 5–7 removed"], "\(back.out)")
+    }
+
+    /// Two sessions, a series against a session, a description instead of a manifest: one line, exit 65.
+    @Test func mismatchedInputsAreRefused() throws {
+        let folder = try Support.temporaryFolder()
+        let keynote = try manifest(["session": ["id": "keynote"], "slides": []], in: folder, "keynote.json")
+        let workshop = try manifest(["session": ["id": "workshop"], "slides": []], in: folder, "workshop.json")
+        let series = try manifest(["series": ["id": "devconf"], "sessions": []], in: folder, "series.json")
+        let description = Support.samples.appendingPathComponent("sessions/keynote.json")
+        let cases: [([String], String)] = [
+            ([keynote.path, workshop.path], #"workshop.json: is session "workshop", \#(keynote.path) is session "keynote": compare two versions of one session"#),
+            ([series.path, keynote.path], "keynote.json: is a session manifest, \(series.path) a series manifest: compare two versions of one series"),
+            ([description.path, keynote.path], "sessions/keynote.json: is a description file (the build's input), not a manifest"),
+        ]
+        for (arguments, message) in cases {
+            let result = Support.cli(["diff"] + arguments)
+            #expect(result.code == 65, "\(arguments)")
+            #expect(result.err.count == 1 && result.err[0].contains(message), "\(result.err)")
+        }
     }
 }

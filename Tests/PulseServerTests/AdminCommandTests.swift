@@ -49,7 +49,7 @@ import Testing
         let series = CLI.run(["admin", "registration-token", "create", "--data", data, "--series", "nope"])
         #expect(series.code == 65 && series.err == ["pulse-server: error: no series nope (import its package first)"])
         let both = CLI.run(["admin", "device-code", "create", "--data", data, "--session", "talk", "--series", "conf"])
-        #expect(both.code == 64 && both.err.first == "pulse-server admin device-code create: give exactly one of --series <id> or --session <id>")
+        #expect(both.code == 64 && both.err.first == "pulse-server: error: admin device-code create: give exactly one of --series <id> or --session <id>")
         let expiry = CLI.run(["admin", "device-code", "create", "--data", data, "--session", "talk", "--expires", "2 hours"])
         #expect(expiry.code == 64)
     }
@@ -117,7 +117,7 @@ import Testing
             ["--state", "paused"], ["--allow-download", "yes"], ["--venue-network", "10.1.2.3/8"], ["--max-shown", "-1"], [],
         ].map { CLI.run(["admin", "session", "set", "talk", "--data", data] + $0) }
         #expect(bad.allSatisfy { $0.code == 64 }, "\(bad.map(\.text))")
-        #expect(bad[2].err.first == "pulse-server admin session set: --venue-network \"10.1.2.3/8\" has host bits set; the network is 10.0.0.0/8")
+        #expect(bad[2].err.first == "pulse-server: error: admin session set: --venue-network \"10.1.2.3/8\" has host bits set; the network is 10.0.0.0/8")
         #expect(CLI.run(["admin", "session", "set", "nope", "--data", data, "--state", "live"]).code == 65)
         #expect(CLI.run(["admin", "session", "list", "--data", data]).out.count == 2)
     }
