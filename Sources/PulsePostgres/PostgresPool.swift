@@ -25,11 +25,20 @@ public final class PostgresPool: @unchecked Sendable {
     }
 
     /// Runs `body` with a connection no other thread uses meanwhile.
+    /// - Parameter retryingBrokenConnection: when `body` finds the connection broken (`.unavailable`)
+    ///   and it was one opened earlier, run `body` once more on a new connection: for reads, which
+    ///   decide nothing and may run twice. Never for writes: a connection can break after the server
+    ///   committed. A connection that cannot be made at all is not tried twice (with a server that
+    ///   does not answer, each try waits for `connect_timeout`).
     /// - Throws: `PostgresError(.unavailable)` when no connection can be made, or what `body` throws.
-    public func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
-        let connection = try checkOut()
-        defer { checkIn(connection) }
-        return try body(connection)
+    public func withConnection<T>(retryingBrokenConnection: Bool = false, _ body: (PostgresConnection) throws -> T) throws -> T {
+        let (connection, fresh) = try checkOut()
+        do {
+            defer { checkIn(connection) }
+            return try body(connection)
+        } catch let error as PostgresError where error.kind == .unavailable && retryingBrokenConnection && !fresh {
+            return try withConnection(body)
+        }
     }
 
     /// Runs `body` in a transaction on a pooled connection, running it again (up to `attempts`
@@ -51,15 +60,16 @@ public final class PostgresPool: @unchecked Sendable {
     /// Connections open now (idle or in use).
     public var openConnections: Int { condition.withLock { opened } }
 
-    private func checkOut() throws -> PostgresConnection {
+    /// A connection, and whether it was (re)connected just now.
+    private func checkOut() throws -> (PostgresConnection, fresh: Bool) {
         condition.lock()
         while idle.isEmpty && opened >= capacity { condition.wait() }
         if let connection = idle.popLast() {
             condition.unlock()
-            if connection.isUsable() { return connection }
+            if connection.isUsable() { return (connection, false) }
             do {
                 try connection.reset()
-                return connection
+                return (connection, true)
             } catch {
                 release()
                 throw error
@@ -68,7 +78,7 @@ public final class PostgresPool: @unchecked Sendable {
         opened += 1
         condition.unlock()
         do {
-            return try PostgresConnection(configuration, counter: roundTrips)
+            return (try PostgresConnection(configuration, counter: roundTrips), true)
         } catch {
             release()
             throw error

@@ -11,7 +11,8 @@ import CPostgres
 public struct PostgresResult: Sendable {
     public let columns: [String]
     public let rows: [PostgresRow]
-    /// Rows inserted, updated or deleted (0 for other statements).
+    /// The count of the command tag: rows inserted, updated, deleted, or returned by a SELECT (0 for
+    /// statements without one).
     public let affectedRows: Int
     /// The command tag: `INSERT 0 1`, `UPDATE 3`, `COMMIT`, `ROLLBACK`, …
     public let command: String

@@ -77,14 +77,10 @@ public final class PostgresStorage: ServerStorage {
 
     // MARK: - Running statements
 
-    /// Runs reads (autocommit) on a pooled connection; tried once more on a fresh connection when the
-    /// connection broke (a read decides nothing, so it may run twice).
+    /// Runs reads (autocommit) on a pooled connection; tried once more on a new connection when a
+    /// pooled one turns out broken (a read decides nothing, so it may run twice).
     func read<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
-        do {
-            return try mapped { try pool.withConnection(body) }
-        } catch let error as ServerError where error.kind == .unavailable {
-            return try mapped { try pool.withConnection(body) }
-        }
+        try mapped { try pool.withConnection(retryingBrokenConnection: true, body) }
     }
 
     /// Runs one statement that writes (atomic on its own). Never run again after a broken connection:

@@ -33,6 +33,28 @@ import Testing
         #expect(second != first && value == 7)
     }
 
+    @Test func aReadOnAPooledConnectionThatBreaksInUseRunsOnceMoreOnANewOneAndAWriteDoesNot() throws {
+        let database = try PostgresCluster.shared().createDatabase()
+        let pool = PostgresPool(configuration: database.configuration, capacity: 1)
+        _ = try pool.withConnection { try $0.query("SELECT 1") }  // opened before: not fresh below
+        var runs = 0
+        let value = try pool.withConnection(retryingBrokenConnection: true) { db -> Int in
+            runs += 1
+            if runs == 1 { try Self.terminate(db.backendPID, in: database) }
+            return try db.query("SELECT 5").first!.int(0)
+        }
+        #expect(value == 5 && runs == 2)
+        runs = 0
+        let error = #expect(throws: PostgresError.self) {
+            try pool.withConnection { db in
+                runs += 1
+                try Self.terminate(db.backendPID, in: database)
+                _ = try db.query("SELECT 5")
+            }
+        }
+        #expect(error?.kind == .unavailable && runs == 1)
+    }
+
     @Test func aStatementOnAConnectionThatBrokeIsUnavailableAndResetRestoresIt() throws {
         let database = try PostgresCluster.shared().createDatabase()
         let db = try PostgresConnection(database.configuration)
