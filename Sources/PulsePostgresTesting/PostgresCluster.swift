@@ -220,14 +220,13 @@ public final class PostgresCluster: @unchecked Sendable {
         return text
     }
 
-    /// The newest `/usr/lib/postgresql/<version>/bin` with `initdb` in it.
-    static func findBinaries() throws -> URL {
-        let root = URL(fileURLWithPath: "/usr/lib/postgresql")
+    /// The newest `<root>/<version>/bin` with `initdb` in it (Debian's layout).
+    public static func findBinaries(root: URL = URL(fileURLWithPath: "/usr/lib/postgresql")) throws -> URL {
         let versions = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
         let found = versions.compactMap { Int($0) }.sorted(by: >).map { root.appendingPathComponent("\($0)/bin") }
             .first { FileManager.default.isExecutableFile(atPath: $0.appendingPathComponent("initdb").path) }
         guard let found else {
-            throw Failure("PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb): run Scripts/bootstrap, which installs the Debian packages postgresql and libpq-dev")
+            throw Failure("PostgreSQL is not installed (no \(root.path)/*/bin/initdb): run Scripts/bootstrap, which installs the Debian packages postgresql and libpq-dev")
         }
         guard FileManager.default.isExecutableFile(atPath: "/usr/sbin/runuser") || geteuid() != 0 else {
             throw Failure("the tests run as root and need /usr/sbin/runuser to start PostgreSQL as the postgres user")

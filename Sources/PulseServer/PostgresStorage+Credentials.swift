@@ -47,7 +47,7 @@ extension PostgresStorage {
         try read { db in
             try db.query("""
                 SELECT listing_id, kind, scope_kind, scope_id, max_devices, devices_enrolled, created_at, expires_at, used_at, revoked_at
-                FROM credentials ORDER BY created_at DESC, listing_id
+                FROM credentials ORDER BY created_at DESC, listing_id COLLATE "C"
                 """).rows.map { row in
                     CredentialRecord(
                         id: try row.string(0), kind: CredentialKind(rawValue: try row.string(1)) ?? .staffToken,

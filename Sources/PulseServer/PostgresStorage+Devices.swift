@@ -54,7 +54,7 @@ extension PostgresStorage {
     }
 
     public func devices() throws -> [DeviceRecord] {
-        try read { db in try db.query(Self.deviceColumns + " ORDER BY d.enrolled_at, d.id").rows.map(Self.device) }
+        try read { db in try db.query(Self.deviceColumns + " ORDER BY d.enrolled_at, d.id COLLATE \"C\"").rows.map(Self.device) }
     }
 
     public func revokeDevice(id: String, at now: Int64) throws -> Bool {

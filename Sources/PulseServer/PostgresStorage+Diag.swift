@@ -45,7 +45,7 @@ extension PostgresStorage {
         try read { db in
             try db.query(Self.sampleColumns + """
                  WHERE id IN (SELECT max(id) FROM diag_samples WHERE session_id = $1 AND received_at >= $2 GROUP BY device_id)
-                ORDER BY device_id
+                ORDER BY device_id COLLATE "C"
                 """, [.text(sessionId), .integer(since)]).rows.map(Self.sample)
         }
     }

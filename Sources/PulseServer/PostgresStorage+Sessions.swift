@@ -5,7 +5,7 @@ extension PostgresStorage {
     static let sessionColumns = """
         SELECT id, state, max_shown, rehearsal_max_shown, allow_download, package_id, series_id, package_version,
             deck_version, slide_count, change_sequence, updated_at,
-            (SELECT string_agg(network, ',' ORDER BY network) FROM venue_networks v WHERE v.session_id = s.id)
+            (SELECT string_agg(network, ',' ORDER BY network COLLATE "C") FROM venue_networks v WHERE v.session_id = s.id)
         FROM sessions s
         """
 
@@ -36,7 +36,7 @@ extension PostgresStorage {
     }
 
     public func sessions() throws -> [SessionRecord] {
-        try read { db in try db.query(Self.sessionColumns + " ORDER BY id").rows.map(Self.session) }
+        try read { db in try db.query(Self.sessionColumns + " ORDER BY id COLLATE \"C\"").rows.map(Self.session) }
     }
 
     /// The SQL expression that moves a frontier column to `max(column, min($slide, slide_count - 1))`,

@@ -14,6 +14,7 @@ import PulsePostgres
 ///   imports, a transaction-scoped advisory lock (one import at a time across all instances).
 /// - A server that cannot be reached is `ServerError(.unavailable)` (HTTP 503); broken connections are
 ///   replaced on their own as soon as the server answers again.
+/// - Lists sort text with `COLLATE "C"` (byte order, as SQLite does), whatever the database's collation.
 public final class PostgresStorage: ServerStorage {
     let pool: PostgresPool
     let watch: ChangeWatch

@@ -54,4 +54,11 @@ import Testing
         }
         #expect(error?.kind == .unavailable)
     }
+
+    @Test func withoutPostgreSQLInstalledTheHarnessSaysToRunBootstrap() throws {
+        let empty = FileManager.default.temporaryDirectory.appendingPathComponent("no-postgresql-\(UUID().uuidString)")
+        let error = #expect(throws: PostgresCluster.Failure.self) { try PostgresCluster.findBinaries(root: empty) }
+        #expect(error?.description.contains("run Scripts/bootstrap") == true)
+        #expect(try PostgresCluster.findBinaries().path.hasPrefix("/usr/lib/postgresql/"))
+    }
 }
