@@ -128,15 +128,16 @@ enum PostgresSchema {
             CREATE INDEX diag_samples_device ON diag_samples (session_id, device_id, id);
 
             -- Change notifications: one NOTIFY per (transaction, payload), delivered at COMMIT. The payload
-            -- names the table, or 'session:<id>' for a new entry in a session's change log.
+            -- is '<table>:<operation>' (devices:INSERT, sessions:UPDATE, …), or for a new entry in a
+            -- session's change log 'session_changes:<kind>:<session id>' (session_changes:advance:keynote).
             CREATE FUNCTION pulse_notify_change() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN
-                PERFORM pg_notify('pulse_changes', TG_TABLE_NAME);
+                PERFORM pg_notify('pulse_changes', TG_TABLE_NAME || ':' || TG_OP);
                 RETURN NULL;
             END $$;
             CREATE FUNCTION pulse_notify_session_change() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN
-                PERFORM pg_notify('pulse_changes', 'session:' || NEW.session_id);
+                PERFORM pg_notify('pulse_changes', 'session_changes:' || NEW.kind || ':' || NEW.session_id);
                 RETURN NULL;
             END $$;
             CREATE TRIGGER credentials_inserted AFTER INSERT OR DELETE ON credentials FOR EACH ROW EXECUTE FUNCTION pulse_notify_change();
