@@ -72,6 +72,22 @@ final class RawClient {
 
     /// Reads one response (Content-Length or chunked body; none for HEAD, 204 and 304).
     func readResponse(bodyless: Bool = false) throws -> Response {
+        var response = try readHead()
+        if bodyless || response.status == 304 || response.status == 204 { return response }
+        if response.header("transfer-encoding")?.lowercased() == "chunked" {
+            response.body = try readChunked()
+            return response
+        }
+        let length = Int(response.header("content-length") ?? "0") ?? 0
+        while pending.count < length { try fill() }
+        response.body = Array(pending[..<length])
+        response.raw += response.body
+        pending.removeFirst(length)
+        return response
+    }
+
+    /// Reads a response's status line and headers only (for a stream: its chunks follow).
+    func readHead() throws -> Response {
         let separator: [UInt8] = [13, 10, 13, 10]
         var headerEnd: Int?
         while headerEnd == nil {
@@ -79,7 +95,7 @@ final class RawClient {
             try fill()
         }
         let head = String(decoding: pending[..<headerEnd!], as: UTF8.self)
-        var raw = Array(pending[..<(headerEnd! + 4)])
+        let raw = Array(pending[..<(headerEnd! + 4)])
         pending.removeFirst(headerEnd! + 4)
         var lines = head.components(separatedBy: "\r\n")
         let statusLine = lines.removeFirst().split(separator: " ")
@@ -89,19 +105,7 @@ final class RawClient {
             guard let colon = line.firstIndex(of: ":") else { continue }
             headers.append((line[..<colon].lowercased(), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
         }
-        var response = Response(raw: raw, status: status, headers: headers, body: [])
-        if bodyless || status == 304 || status == 204 { return response }
-        if response.header("transfer-encoding")?.lowercased() == "chunked" {
-            response.body = try readChunked()
-            return response
-        }
-        let length = Int(response.header("content-length") ?? "0") ?? 0
-        while pending.count < length { try fill() }
-        response.body = Array(pending[..<length])
-        raw += response.body
-        response.raw = raw
-        pending.removeFirst(length)
-        return response
+        return Response(raw: raw, status: status, headers: headers, body: [])
     }
 
     /// A whole chunked body, up to and including its last chunk.
