@@ -26,6 +26,8 @@ enum ServeCommand {
                 .value("threads", "<n>", help: "Server threads, each with an epoll loop (default: one per core)."),
                 .value("max-connections", "<n>", help: "Open connections at most, event streams included (default 20000)."),
                 .value("max-connections-per-ip", "<n>", help: "Per client address, 0 for no limit (default 0: a venue's NAT is one address)."),
+                .value("idle-timeout", "<seconds>", help: "Close a connection silent this long: idle or too slow (default 15)."),
+                .value("header-timeout", "<seconds>", help: "A request's line, headers and body must arrive within this long (default 10)."),
                 .value("enroll-rate", "<per-second>", help: "Enrollments per second per client address (default 5, bursts of 50)."),
                 .value("enroll-burst", "<n>", help: "Enrollment burst per client address (default 50)."),
                 .value("shutdown-timeout", "<seconds>", help: "On SIGTERM, wait this long for requests in flight (default 10)."),
@@ -52,6 +54,8 @@ enum ServeCommand {
         if let value = try arguments.int("threads", in: 1...256) { settings.server.threads = value }
         if let value = try arguments.int("max-connections", in: 1...1_000_000) { settings.server.maxConnections = value }
         if let value = try arguments.int("max-connections-per-ip", in: 0...1_000_000) { settings.server.maxConnectionsPerIP = value }
+        if let value = try arguments.int("idle-timeout", in: 1...86_400) { settings.server.idleTimeoutSeconds = value }
+        if let value = try arguments.int("header-timeout", in: 1...3600) { settings.server.headerTimeoutSeconds = value }
         if let value = try arguments.int("enroll-rate", in: 1...1_000_000) { settings.sync.enrollLimit.rate = Double(value) }
         if let value = try arguments.int("enroll-burst", in: 1...1_000_000) { settings.sync.enrollLimit.burst = Double(value) }
         settings.drain = Double(try arguments.int("shutdown-timeout", in: 0...3600) ?? 10)
