@@ -78,6 +78,22 @@ import Testing
         }
     }
 
+    /// The header's own base64url decoder (a fast path) agrees with `Base64URL.decode` on every input.
+    @Test func theHeadersBase64URLDecoderAgreesWithPulseCrypto() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_+/=. ".utf8)
+        var texts: [[UInt8]] = (0..<70).map { Array(Base64URL.encode([UInt8](repeating: 0xa5, count: $0)).utf8) }
+        for _ in 0..<20_000 {
+            let length = Int.random(in: 1...90, using: &generator)
+            // Mostly the base64url alphabet, sometimes a character outside it.
+            texts.append((0..<length).map { _ in alphabet[Int.random(in: 0..<(Int.random(in: 0..<20, using: &generator) == 0 ? alphabet.count : 64), using: &generator)] })
+        }
+        for text in texts where !text.isEmpty {
+            let fast = text.withUnsafeBufferPointer { DeviceSignature.decodeBase64URL($0) }
+            #expect(fast == Base64URL.decode(bytes: text), "\(String(decoding: text, as: UTF8.self))")
+        }
+    }
+
     /// Every case of Wycheproof's ecdsa_secp256r1_sha256_p1363_test.json through the header path: the
     /// signature goes into an `X-Pulse-Device` value as base64url, is parsed by `DeviceSignature.parse` and
     /// checked by `isValid(for:key:)`, exactly as `deviceRoute` does (the message stands in for the
