@@ -51,6 +51,9 @@ enum ServeCommand {
         settings.server.maxConnections = 20_000
         settings.server.maxConnectionsPerIP = 0
         settings.server.streamHeartbeatSeconds = 15
+        // Phones reconnect in waves (after a venue Wi-Fi hiccup): a short accept queue would drop SYNs,
+        // which clients retry only after a second. The kernel caps it at net.core.somaxconn.
+        settings.server.listenBacklog = 4096
         if let value = try arguments.int("threads", in: 1...256) { settings.server.threads = value }
         if let value = try arguments.int("max-connections", in: 1...1_000_000) { settings.server.maxConnections = value }
         if let value = try arguments.int("max-connections-per-ip", in: 0...1_000_000) { settings.server.maxConnectionsPerIP = value }

@@ -42,6 +42,7 @@ extension SyncServer {
             guard let record = try storage.enroll(credentialHash: credential, device: device, at: issuedAt) else {
                 return HTTPResponse(answers.notFound, "no:token")
             }
+            cache.remember(key)
             let certificate = try DeviceCertificate.issue(for: record, key: certificateKey, issuedAt: issuedAt)
             return SyncAnswers.json(200, ["deviceId": .string(record.id), "deviceCert": .string(certificate)], note: "enrolled")
         }

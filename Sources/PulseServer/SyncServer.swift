@@ -65,8 +65,18 @@ public final class SyncServer: HTTPResponder {
         FileHandle.standardError.write(Data("pulse-server: \(message)\n".utf8))
     }
 
-    /// Starts the event hub's watcher (SSE fan-out of changes made anywhere).
-    public func start() { hub.start() }
+    /// Starts the event hub's watcher (SSE fan-out of changes made anywhere), and parses the enrolled
+    /// devices' keys on a background thread.
+    public func start() {
+        hub.start()
+        let cache = self.cache, alarm = self.alarm
+        let warm = Thread {
+            do { try cache.warmPublicKeys() } catch { alarm("cannot read the devices to prepare their keys: \(error)") }
+        }
+        warm.name = "sync-warm-keys"
+        warm.qualityOfService = .background
+        warm.start()
+    }
 
     /// Stops the hub and lets queued writes finish (SIGTERM, after the HTTP server stopped accepting).
     public func stop(drainSeconds: Double = 10) {
