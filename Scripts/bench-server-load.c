@@ -7,9 +7,12 @@
 //   bench-server-load burst PORT REQUESTS SPREAD_MS            one connection per request, starts spread evenly
 //                                                             over SPREAD_MS: latency from each start to its
 //                                                             complete answer (p50, p99, max)
-//   bench-server-load sse   PORT REQUESTS TRIGGER              one event stream per request; once every stream
+//   bench-server-load sse   PORT REQUESTS TRIGGER [FETCHES]    one event stream per request; once every stream
 //                                                             has its snapshot, sends TRIGGER (the staff advance)
-//                                                             and times until each stream has `event: advance`
+//                                                             and times until each stream has `event: advance`;
+//                                                             with FETCHES (one request per stream, same order),
+//                                                             each stream's device then fetches at once, as the
+//                                                             app does, timed until the answer is complete
 //
 // REQUESTS and TRIGGER are files of raw requests separated by NUL bytes. Output: key=value lines.
 #define _GNU_SOURCE
@@ -88,10 +91,17 @@ static void raise_limit(void) {
 }
 
 static int connect_nonblocking(void) {
+    static unsigned next_source = 0;
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) return -1;
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    // From 127.0.0.2 to 127.0.0.201 in turn: 20,000 connections from one address to one port exhaust the
+    // ephemeral ports, and the kernel's search for a free one makes every connect() slow long before.
+    setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
+    struct sockaddr_in source = {.sin_family = AF_INET, .sin_port = 0};
+    source.sin_addr.s_addr = htonl(0x7f000002 + next_source++ % 200);
+    if (bind(fd, (struct sockaddr *)&source, sizeof source) < 0) { close(fd); return -1; }
     // Close with a reset: thousands of connections a run must not pile up in TIME_WAIT.
     struct linger linger = {1, 0};
     setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, sizeof linger);
@@ -275,14 +285,17 @@ static int run_burst(double spread_ms) {
 
 // MARK: sse
 
-static int run_sse(const char *trigger_path) {
-    size_t trigger_count;
+static int run_sse(const char *trigger_path, const char *fetch_path) {
+    size_t trigger_count, fetch_count = 0;
     Request *trigger = load(trigger_path, &trigger_count);
+    Request *fetches = fetch_path ? load(fetch_path, &fetch_count) : NULL;
     int epoll = epoll_create1(EPOLL_CLOEXEC);
     size_t count = request_count;
     Connection *all = calloc(count, sizeof(Connection));
+    Connection *fetch = fetches ? calloc(count, sizeof(Connection)) : NULL;
     double *arrivals = malloc(count * sizeof(double));
-    size_t ready_count = 0, arrived = 0, failed = 0;
+    double *fetched = malloc(count * sizeof(double));
+    size_t ready_count = 0, arrived = 0, failed = 0, fetch_done = 0, fetch_ok = 0;
     double opened = now();
     // Connect in batches so the listen backlog never overflows.
     for (size_t i = 0; i < count; i++) {
@@ -310,9 +323,39 @@ static int run_sse(const char *trigger_path) {
             printf("streams_ready=%zu\nstreams_failed=%zu\nopen_seconds=%.2f\n", ready_count, failed, triggered - opened);
             fflush(stdout);
         }
-        if (triggered && arrived + failed >= count) break;
+        if (triggered && arrived + failed >= count && (!fetches || fetch_done >= arrived)) break;
         int ready = epoll_wait(epoll, events, 1024, 10);
         for (int e = 0; e < ready; e++) {
+            if (events[e].data.u64 >= count) {
+                // A key fetch that followed an advance event.
+                size_t i = events[e].data.u64 - count;
+                Connection *f = &fetch[i];
+                Request *q = &fetches[i < fetch_count ? i : i % fetch_count];
+                if (f->state == 2) continue;
+                if ((events[e].events & EPOLLOUT) && f->sent < q->length) {
+                    ssize_t wrote = send(f->fd, q->data + f->sent, q->length - f->sent, MSG_NOSIGNAL);
+                    if (wrote > 0) f->sent += wrote;
+                    if (f->sent == q->length) {
+                        struct epoll_event event = {.events = EPOLLIN, .data.u64 = events[e].data.u64};
+                        epoll_ctl(epoll, EPOLL_CTL_MOD, f->fd, &event);
+                    }
+                    continue;
+                }
+                ssize_t got = recv(f->fd, f->buffer + f->used, sizeof f->buffer - f->used, 0);
+                int status = 0;
+                if (got < 0 && errno == EAGAIN) continue;
+                if (got > 0) {
+                    f->used += got;
+                    if (!response_complete(f->buffer, f->used, &status)) continue;
+                    fetched[fetch_ok++] = now() - triggered;
+                    if (status != 200) fprintf(stderr, "fetch answered %d\n", status);
+                }
+                fetch_done++;
+                f->state = 2;
+                epoll_ctl(epoll, EPOLL_CTL_DEL, f->fd, NULL);
+                close(f->fd);
+                continue;
+            }
             Connection *c = &all[events[e].data.u64];
             Request *r = &requests[c->request];
             if (c->state == 2) continue;
@@ -344,11 +387,22 @@ static int run_sse(const char *trigger_path) {
             } else if (c->state == 1 && triggered && memmem(c->buffer, c->used, "event: advance", 14)) {
                 arrivals[arrived++] = now() - triggered;
                 c->state = 2;
+                if (fetches) {
+                    size_t i = events[e].data.u64;
+                    fetch[i].fd = connect_nonblocking();
+                    if (fetch[i].fd < 0) { fetch_done++; fetch[i].state = 2; continue; }
+                    struct epoll_event event = {.events = EPOLLOUT, .data.u64 = count + i};
+                    epoll_ctl(epoll, EPOLL_CTL_ADD, fetch[i].fd, &event);
+                }
             }
         }
     }
     printf("advance_received=%zu\n", arrived);
     percentiles("advance", arrivals, arrived);
+    if (fetches) {
+        printf("fetched=%zu\n", fetch_ok);
+        percentiles("fetch", fetched, fetch_ok);
+    }
     return 0;
 }
 
@@ -363,7 +417,7 @@ int main(int argc, char **argv) {
     if (request_count == 0) { fprintf(stderr, "no requests in %s\n", argv[3]); return 65; }
     if (strcmp(argv[1], "rate") == 0 && argc == 6) return run_rate(atoi(argv[4]), atof(argv[5]));
     if (strcmp(argv[1], "burst") == 0) return run_burst(atof(argv[4]));
-    if (strcmp(argv[1], "sse") == 0) return run_sse(argv[4]);
+    if (strcmp(argv[1], "sse") == 0) return run_sse(argv[4], argc > 5 ? argv[5] : NULL);
     fprintf(stderr, "unknown mode %s\n", argv[1]);
     return 64;
 }

@@ -33,6 +33,8 @@ final class EventHub: @unchecked Sendable {
 
     private struct Watched {
         var subscribers: [ObjectIdentifier: Subscriber] = [:]
+        /// Each device's streams, oldest first (the few a device may hold).
+        var byDevice: [String: [ObjectIdentifier]] = [:]
         /// The highest change sequence read from the log for this session.
         var cursor: Int64
         /// When a gated resource's `releaseAt` comes due (the manifest must be looked at then).
@@ -134,16 +136,19 @@ final class EventHub: @unchecked Sendable {
             bytes += Self.event("manifest", id: sequence, data: ["packageVersion": .string(version), "deckVersion": .int(session.deckVersion)])
             stream.send(bytes)
 
-            var entry = watched[id] ?? Watched(cursor: sequence, nextClockChange: nil)
-            if watched[id] == nil, let content = try cache.content(id) {
+            // Taken out of the dictionary while it changes, so its subscribers are never copied (10,000
+            // streams opening one after the other would copy them 10,000 times).
+            var entry = watched.removeValue(forKey: id) ?? Watched(cursor: sequence, nextClockChange: nil)
+            if entry.subscribers.isEmpty, let content = try cache.content(id) {
                 entry.nextClockChange = Self.nextClockChange(content, now: now)
             }
-            entry.subscribers[ObjectIdentifier(stream)] = Subscriber(stream: stream, deviceId: device, sequence: sequence, manifest: version)
+            let key = ObjectIdentifier(stream)
+            entry.subscribers[key] = Subscriber(stream: stream, deviceId: device, sequence: sequence, manifest: version)
+            entry.byDevice[device, default: []].append(key)
             count += 1
             // A device holds a few streams at most: the oldest go.
-            let mine = entry.subscribers.values.filter { $0.deviceId == device }
-            if mine.count > configuration.streamsPerDevice {
-                extra = mine.filter { $0.stream !== stream }.prefix(mine.count - configuration.streamsPerDevice).map(\.stream)
+            if let mine = entry.byDevice[device], mine.count > configuration.streamsPerDevice {
+                extra = mine.prefix(mine.count - configuration.streamsPerDevice).compactMap { entry.subscribers[$0]?.stream }
             }
             watched[id] = entry
         }
@@ -153,9 +158,13 @@ final class EventHub: @unchecked Sendable {
     /// The stream ended (its `onEnd`).
     func remove(_ stream: HTTPEventStream, session id: String) {
         lock.withLock {
-            guard var entry = watched[id], entry.subscribers.removeValue(forKey: ObjectIdentifier(stream)) != nil else { return }
+            let key = ObjectIdentifier(stream)
+            guard var entry = watched.removeValue(forKey: id) else { return }
+            defer { if !entry.subscribers.isEmpty { watched[id] = entry } }
+            guard let subscriber = entry.subscribers.removeValue(forKey: key) else { return }
             count -= 1
-            watched[id] = entry.subscribers.isEmpty ? nil : entry
+            entry.byDevice[subscriber.deviceId]?.removeAll { $0 == key }
+            if entry.byDevice[subscriber.deviceId]?.isEmpty == true { entry.byDevice[subscriber.deviceId] = nil }
         }
     }
 
@@ -203,7 +212,8 @@ final class EventHub: @unchecked Sendable {
         let nextClock = try cache.content(id).flatMap { Self.nextClockChange($0, now: now) }
         var outgoing: [(HTTPEventStream, [UInt8])] = []
         lock.withLock {
-            guard var entry = watched[id] else { return }
+            guard var entry = watched.removeValue(forKey: id) else { return }
+            defer { watched[id] = entry }
             entry.cursor = max(entry.cursor, last)
             entry.nextClockChange = nextClock
             for (key, var subscriber) in entry.subscribers {
@@ -217,7 +227,6 @@ final class EventHub: @unchecked Sendable {
                 entry.subscribers[key] = subscriber
                 if !bytes.isEmpty { outgoing.append((subscriber.stream, bytes)) }
             }
-            watched[id] = entry
         }
         for (stream, bytes) in outgoing { stream.send(bytes) }
     }
