@@ -108,6 +108,26 @@ import Testing
         }
     }
 
+    /// Log rotation: the file is moved away, SIGHUP (or SIGUSR1) opens a new one; SIGUSR2 is ignored.
+    @Test func signalsReopenTheAccessLog() throws {
+        let folder = try TemporaryFolder()
+        let data = folder.url.appendingPathComponent("data").path
+        let log = folder.url.appendingPathComponent("access.log").path
+        let server = try ServerProcess(data: data, ["--access-log", log])
+        for (signal, name) in [(SIGHUP, "SIGHUP"), (SIGUSR1, "SIGUSR1")] {
+            #expect(rename(log, log + ".old") == 0)
+            server.signal(signal)
+            #expect(server.waitForLine("\(name): access log \(log) reopened"))
+            #expect(try server.client().request("GET", "/api/sync/time?\(name)").status == 200)
+            #expect(eventually(within: 2) { (try? String(contentsOfFile: log, encoding: .utf8))?.contains("/api/sync/time?\(name) 200") == true })
+        }
+        server.signal(SIGUSR2)
+        #expect(server.waitForLine("SIGUSR2: ignored"))
+        #expect(try server.client().request("GET", "/healthz").status == 200)
+        server.signal(SIGQUIT)
+        #expect(server.waitForExit(within: 10) == 0)
+    }
+
     @Test func aLooseDataFolderRefusesToStart() throws {
         let folder = try TemporaryFolder()
         let data = folder.url.appendingPathComponent("data").path
