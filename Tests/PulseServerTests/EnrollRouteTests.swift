@@ -35,6 +35,8 @@ import Testing
         #expect(claims["scope"] == ["kind": "session", "id": "talk"])
         #expect(claims["issuedAt"]?.intValue == Int(harness.clock.seconds))
 
+        // The key the enrollment parsed is kept: the device's first signed request parses nothing.
+        #expect(harness.sync.cache.held.publicKeys == 1)
         // Stored with its scope; the code is spent: the same request again is the flat 404.
         #expect(try harness.storage.device(id: id)?.scope == .session("talk"))
         let again = try client.request("POST", "/api/sync/enroll", body: TestDevice.enrollBody(token: code, key: try P256.PrivateKey()))
