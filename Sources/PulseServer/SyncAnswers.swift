@@ -24,8 +24,9 @@ final class SyncAnswers: Sendable {
     let internalError = SharedResponse(SyncAnswers.json(500, #"{"error":"internal"}"#))
     /// `503` while the server is stopping or a queue is full.
     let unavailable = SharedResponse(SyncAnswers.json(503, #"{"error":"unavailable"}"#, extra: [HTTPHeader("Retry-After", "1")]))
-    /// `405` on the public and staff routes (the device-scoped ones answer `notFound`).
-    let methodNotAllowed = SharedResponse(SyncAnswers.json(405, #"{"error":"methodNotAllowed"}"#))
+    /// `405` on the public read routes and on enroll (the device-scoped ones answer `notFound`).
+    let readOnly = SharedResponse(SyncAnswers.json(405, #"{"error":"methodNotAllowed"}"#, extra: [HTTPHeader("Allow", "GET, HEAD")]))
+    let postOnly = SharedResponse(SyncAnswers.json(405, #"{"error":"methodNotAllowed"}"#, extra: [HTTPHeader("Allow", "POST")]))
     let healthy = SharedResponse(HTTPResponse(
         status: 200, headers: [HTTPHeader("Content-Type", "text/plain; charset=utf-8"), HTTPHeader("Cache-Control", "no-store")],
         body: .bytes(Array("ok\n".utf8))))

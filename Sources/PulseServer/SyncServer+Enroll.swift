@@ -11,7 +11,7 @@ extension SyncServer {
     /// consumed atomically by storage together with the device's insertion (a bad, expired, revoked or
     /// used token: the flat 404). The write runs on a write thread; the answer is sent once it committed.
     func enroll(_ request: HTTPRequest) throws -> HTTPResponse {
-        guard request.method == .post else { return HTTPResponse(answers.methodNotAllowed, "method") }
+        guard request.method == .post else { return HTTPResponse(answers.postOnly, "method") }
         let now = clock()
         let client = ClientAddress.resolve(
             peer: request.client, forwardedFor: request.headers.values("x-forwarded-for"), trusted: configuration.trustedProxies)

@@ -122,7 +122,7 @@ public final class SyncServer: HTTPResponder {
             if path.elementsEqual(Self.enrollPath) { return try enroll(request) }
             if path.elementsEqual(Self.timePath) { return time(request) }
             if path.elementsEqual(Self.certificateKeysPath) {
-                return isRead(request) ? HTTPResponse(certificateKeys, "cert-keys") : HTTPResponse(answers.methodNotAllowed, "method")
+                return isRead(request) ? HTTPResponse(certificateKeys, "cert-keys") : HTTPResponse(answers.readOnly, "method")
             }
             if path.starts(with: Self.assetPrefix) || path.elementsEqual(Self.appconfigPath) {
                 return origin?.respond(to: request) ?? HTTPResponse(answers.notFound, "no:no-origin")
@@ -159,7 +159,7 @@ public final class SyncServer: HTTPResponder {
 
     /// `GET /api/sync/time`: the server's clock, for display only; nothing in the server uses a device's.
     func time(_ request: HTTPRequest) -> HTTPResponse {
-        guard isRead(request) else { return HTTPResponse(answers.methodNotAllowed, "method") }
+        guard isRead(request) else { return HTTPResponse(answers.readOnly, "method") }
         let now = seconds(clock())
         return SyncAnswers.json(200, ["unixSeconds": .int(Int(now)), "iso": .string(TimeText.iso(now))], note: "time")
     }
