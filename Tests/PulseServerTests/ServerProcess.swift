@@ -6,8 +6,9 @@ import Testing
 final class ServerProcess: @unchecked Sendable {
     let process = Process()
     private(set) var port: UInt16 = 0
-    private let lock = NSLock()
-    private var lines: [String] = []
+    /// Standard error's lines; the reader thread holds only this, not the ServerProcess, so dropping the
+    /// ServerProcess stops the server (a thread holding `self` would keep it alive until the server exits).
+    private let collected = Lines()
     private let errors = Pipe()
 
     static var binary: URL {
@@ -23,16 +24,16 @@ final class ServerProcess: @unchecked Sendable {
         process.standardOutput = FileHandle.nullDevice
         let reader = errors.fileHandleForReading
         try process.run()
-        Thread { [self] in
+        let collected = self.collected
+        Thread {
             var pending = Data()
             while true {
                 let data = reader.availableData
                 if data.isEmpty { return }
                 pending += data
                 while let newline = pending.firstIndex(of: 0x0a) {
-                    let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+                    collected.add(err: String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
                     pending = pending[(newline + 1)...]
-                    lock.withLock { lines.append(line) }
                 }
             }
         }.start()
@@ -55,7 +56,7 @@ final class ServerProcess: @unchecked Sendable {
         process.waitUntilExit()
     }
 
-    var errorLines: [String] { lock.withLock { lines } }
+    var errorLines: [String] { collected.err }
 
     func signal(_ number: Int32) { kill(process.processIdentifier, number) }
 
