@@ -53,7 +53,9 @@ let package = Package(
         target("PulsePack", [
             "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseImage", "PulseCommandLine", "PulseAge", "PulseSystem",
         ]),
-        target("PulseServer", ["PulseSQLite", "PulseCore", "PulseCrypto", "PulseStore", "PulseAge", "PulseCommandLine"]),
+        target("PulseServer", [
+            "PulseSQLite", "PulseCore", "PulseCrypto", "PulseStore", "PulseAge", "PulseCommandLine", "PulseHTTPServer", "PulseOrigin",
+        ]),
 
         // Thin executables: parse arguments, call a library.
         .executableTarget(name: "pulse-pack", dependencies: ["PulsePack"], swiftSettings: swiftSettings),
@@ -74,6 +76,7 @@ let package = Package(
         testTarget("PulseSQLiteTests", ["PulseSQLite"]),
         testTarget("PulseServerTests", [
             "PulseServer", "PulseSQLite", "PulseCore", "PulseCrypto", "PulseAge", "PulseCommandLine", "PulsePack", "PulseStore",
+            "PulseHTTPServer",
         ]),
         testTarget("PulsePDFTests", ["PulsePDF", "PulseCrypto"]),
         testTarget("PulsePackTests", ["PulsePack", "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseAge"]),

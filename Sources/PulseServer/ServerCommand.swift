@@ -4,7 +4,7 @@ import PulseCommandLine
 import PulseCore
 
 /// `pulse-server`: the command line, declared once (parsing, help, validation, run).
-/// `serve` joins this tree with the HTTP half; `import` and `admin` are here.
+/// `serve` (ServeCommand), `import` (ImportCommand) and `admin` (AdminCommand).
 public enum ServerCommand {
     public static func root(console: Console, extra: [Command] = []) -> Command {
         Command(
@@ -15,7 +15,9 @@ public enum ServerCommand {
                 0700/0600. Exit codes: 0 ok, 64 usage, 65 bad input or a refused change, 1 anything else.
                 See docs/server.md.
                 """,
-            subcommands: extra + [ImportCommand.command(console: console), AdminCommand.command(console: console)])
+            subcommands: extra + [
+                ServeCommand.command(console: console), ImportCommand.command(console: console), AdminCommand.command(console: console),
+            ])
     }
 
     /// Runs the CLI with `arguments` (without the program name); returns the exit code.
