@@ -57,7 +57,10 @@ let package = Package(
         target("PulsePack", [
             "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseImage", "PulseCommandLine", "PulseAge", "PulseSystem",
         ]),
-        target("PulseServer", ["PulseSQLite", "PulsePostgres", "PulseCore", "PulseCrypto", "PulseStore", "PulseAge", "PulseCommandLine"]),
+        target("PulseServer", [
+            "PulseSQLite", "PulsePostgres", "PulseCore", "PulseCrypto", "PulseStore", "PulseAge", "PulseCommandLine", "PulseHTTPServer",
+            "PulseOrigin",
+        ]),
 
         // Thin executables: parse arguments, call a library.
         .executableTarget(name: "pulse-pack", dependencies: ["PulsePack"], swiftSettings: swiftSettings),
@@ -79,7 +82,7 @@ let package = Package(
         testTarget("PulsePostgresTests", ["PulsePostgres", "PulsePostgresTesting"]),
         testTarget("PulseServerTests", [
             "PulseServer", "PulseSQLite", "PulseCore", "PulseCrypto", "PulseAge", "PulseCommandLine", "PulsePack", "PulseStore",
-            "PulsePostgres", "PulsePostgresTesting",
+            "PulseHTTPServer", "PulsePostgres", "PulsePostgresTesting",
         ]),
         testTarget("PulsePDFTests", ["PulsePDF", "PulseCrypto"]),
         testTarget("PulsePackTests", ["PulsePack", "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseAge"]),

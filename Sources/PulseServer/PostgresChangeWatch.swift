@@ -8,15 +8,31 @@ extension PostgresStorage {
         /// Payloads starting with this answer `synchronize()` instead of announcing a change.
         static let syncPrefix = "sync:"
 
+        /// Every kind of change a cache tells apart.
+        static let everything: StorageGeneration.Kinds = [.credentials, .devices, .sessions, .content]
+
         /// What the listener's thread and the callers share.
         private final class State: Sendable {
-            let counter = Atomic<Int64>(0)
+            let generation = Mutex(StorageGeneration(0))
             /// Synchronization tokens sent and whether they came back; guarded by `arrivals`.
             let pending = Mutex<[String: Bool]>([:])
             /// Whether the listener listens now; guarded by `arrivals`.
             let listening = Mutex<Bool>(true)
             /// Signalled when a synchronization token arrives and when the listener connects or disconnects.
             let arrivals = NSCondition()
+
+            /// Moves `value` and the counter of each kind in `kinds`; returns the new generation.
+            @discardableResult
+            func bump(_ kinds: StorageGeneration.Kinds) -> StorageGeneration {
+                generation.withLock { generation in
+                    generation.value += 1
+                    if kinds.contains(.credentials) { generation.credentials += 1 }
+                    if kinds.contains(.devices) { generation.devices += 1 }
+                    if kinds.contains(.sessions) { generation.sessions += 1 }
+                    if kinds.contains(.content) { generation.content += 1 }
+                    return generation
+                }
+            }
         }
 
         private let state = State()
@@ -36,11 +52,11 @@ extension PostgresStorage {
                         state.pending.withLock { if $0[token] != nil { $0[token] = true } }
                         state.arrivals.broadcast()
                     }
-                case .notification:
-                    state.counter.add(1, ordering: .releasing)  // a change by any instance
+                case let .notification(notification):
+                    state.bump(Self.kinds(of: notification.payload))  // a change by any instance
                 case .connected:
                     // Listening again: anything may have changed meanwhile.
-                    state.counter.add(1, ordering: .releasing)
+                    state.bump(Self.everything)
                     state.arrivals.withLock {
                         state.listening.withLock { $0 = true }
                         state.arrivals.broadcast()
@@ -55,15 +71,33 @@ extension PostgresStorage {
             }
         }
 
-        /// The generation: stable while nothing changes and the listener is connected; a new value at
-        /// every call while it is not (or when there is none).
-        func current() -> Int64 {
-            guard let listener, listener.isConnected else { return state.counter.add(1, ordering: .acquiringAndReleasing).newValue }
-            return state.counter.load(ordering: .acquiring)
+        /// The generation: stable while nothing changes and the listener is connected; new values (every
+        /// kind) at every call while it is not, or when there is none.
+        func current() -> StorageGeneration {
+            guard let listener, listener.isConnected else { return state.bump(Self.everything) }
+            return state.generation.withLock { $0 }
         }
 
-        /// After this instance committed a change caches must see (its notification follows).
-        func bump() { state.counter.add(1, ordering: .releasing) }
+        /// After this instance committed a change of `kinds` (its notification follows and bumps again:
+        /// harmless, a cache reloads once more).
+        func bump(_ kinds: StorageGeneration.Kinds) { state.bump(kinds) }
+
+        /// The kinds of change a notification's payload (`<table>:<operation>`, or
+        /// `session_changes:<kind>:<session>`) stands for, as `SQLiteStorage` counts them: an enroll (a
+        /// new device, a credential's count) moves only `value` (the device is a cache miss anyway), an
+        /// import's change-log entry moves content too. Anything not recognized moves every kind.
+        static func kinds(of payload: String) -> StorageGeneration.Kinds {
+            let parts = payload.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+            let detail = parts.count > 1 ? parts[1] : ""
+            switch parts.first ?? "" {
+            case "credentials": return detail == "ENROLL" ? [] : .credentials
+            case "devices": return detail == "INSERT" ? [] : .devices
+            case "sessions", "venue_networks": return .sessions
+            case "session_changes": return detail == "content" ? [.sessions, .content] : .sessions
+            case "key_tables", "series", "series_sessions": return .content
+            default: return everything
+            }
+        }
 
         /// Sends a notification of our own with `send` and waits until it comes back: then every change
         /// committed before it was counted. A notification sent while the listener is away is lost, so

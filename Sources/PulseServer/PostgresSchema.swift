@@ -127,12 +127,35 @@ enum PostgresSchema {
             CREATE INDEX diag_samples_session ON diag_samples (session_id, received_at);
             CREATE INDEX diag_samples_device ON diag_samples (session_id, device_id, id);
 
+            -- Token buckets of the rate limits, shared by every instance: a device that spreads its requests
+            -- over all of them meets one limit. UNLOGGED: no WAL; a crash empties it, which refills every
+            -- bucket, as a restart of a single box does.
+            CREATE UNLOGGED TABLE rate_buckets (
+                key text PRIMARY KEY,
+                tokens double precision NOT NULL,
+                updated_at double precision NOT NULL,
+                last_allowed boolean NOT NULL
+            );
+            CREATE INDEX rate_buckets_updated ON rate_buckets (updated_at);
+
             -- Change notifications: one NOTIFY per (transaction, payload), delivered at COMMIT. The payload
             -- is '<table>:<operation>' (devices:INSERT, sessions:UPDATE, …), or for a new entry in a
             -- session's change log 'session_changes:<kind>:<session id>' (session_changes:advance:keynote).
             CREATE FUNCTION pulse_notify_change() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN
                 PERFORM pg_notify('pulse_changes', TG_TABLE_NAME || ':' || TG_OP);
+                RETURN NULL;
+            END $$;
+            -- An enroll only counts a device on its credential ('credentials:ENROLL'): no cached credential
+            -- (staff tokens) went stale. Anything else that changes on a credential is 'credentials:UPDATE'.
+            CREATE FUNCTION pulse_notify_credential_update() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                PERFORM pg_notify('pulse_changes', CASE
+                    WHEN (OLD.hash, OLD.listing_id, OLD.kind, OLD.scope_kind, OLD.scope_id, OLD.max_devices, OLD.created_at,
+                          OLD.expires_at, OLD.revoked_at)
+                        IS NOT DISTINCT FROM (NEW.hash, NEW.listing_id, NEW.kind, NEW.scope_kind, NEW.scope_id, NEW.max_devices,
+                          NEW.created_at, NEW.expires_at, NEW.revoked_at)
+                    THEN 'credentials:ENROLL' ELSE 'credentials:UPDATE' END);
                 RETURN NULL;
             END $$;
             CREATE FUNCTION pulse_notify_session_change() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -142,7 +165,7 @@ enum PostgresSchema {
             END $$;
             CREATE TRIGGER credentials_inserted AFTER INSERT OR DELETE ON credentials FOR EACH ROW EXECUTE FUNCTION pulse_notify_change();
             CREATE TRIGGER credentials_updated AFTER UPDATE ON credentials FOR EACH ROW
-                WHEN (OLD.* IS DISTINCT FROM NEW.*) EXECUTE FUNCTION pulse_notify_change();
+                WHEN (OLD.* IS DISTINCT FROM NEW.*) EXECUTE FUNCTION pulse_notify_credential_update();
             CREATE TRIGGER devices_inserted AFTER INSERT OR DELETE ON devices FOR EACH ROW EXECUTE FUNCTION pulse_notify_change();
             CREATE TRIGGER devices_updated AFTER UPDATE ON devices FOR EACH ROW
                 WHEN (OLD.* IS DISTINCT FROM NEW.*) EXECUTE FUNCTION pulse_notify_change();
@@ -168,6 +191,6 @@ enum PostgresSchema {
     /// Every table, parents before children (the order `migrate` fills them in).
     static let tables = [
         "credentials", "devices", "sessions", "venue_networks", "key_tables", "series", "series_sessions", "session_changes",
-        "replay_keys", "diag_samples",
+        "replay_keys", "diag_samples", "rate_buckets",
     ]
 }

@@ -18,7 +18,7 @@ extension PostgresStorage {
             }
             return ImportSummary(packageId: plan.packageId, sessions: sessions, series: series)
         }
-        if !summary.isNoOp { watch.bump() }
+        if !summary.isNoOp { watch.bump([.sessions, .content]) }
         return summary
     }
 

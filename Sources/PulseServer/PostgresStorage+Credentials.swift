@@ -12,14 +12,14 @@ extension PostgresStorage {
                     .integer(credential.createdAt), .integer(credential.expiresAt),
                 ])
         }
-        watch.bump()
+        watch.bump(.credentials)
     }
 
     public func revokeCredential(hash: [UInt8], at now: Int64) throws -> Bool {
         let revoked = try statement { db in
             try db.query("UPDATE credentials SET revoked_at = $1 WHERE hash = $2 AND revoked_at IS NULL", [.integer(now), .bytes(hash)]).affectedRows == 1
         }
-        if revoked { watch.bump() }
+        if revoked { watch.bump(.credentials) }
         return revoked
     }
 
@@ -39,7 +39,7 @@ extension PostgresStorage {
             return (try row?.int(0) ?? 0, try row?.int(1) ?? 0)
         }
         guard matches <= 1 else { throw ServerError.badInput("\(id) names \(matches) credentials; revoke by the token itself") }
-        if revoked == 1 { watch.bump() }
+        if revoked == 1 { watch.bump(.credentials) }
         return revoked == 1
     }
 
@@ -64,6 +64,15 @@ extension PostgresStorage {
                 SELECT 1 FROM credentials WHERE hash = $1 AND kind = 'staff-token' AND revoked_at IS NULL
                 AND (expires_at IS NULL OR expires_at > $2)
                 """, [.bytes(hash), .integer(now)]).first != nil
+        }
+    }
+
+    public func activeStaffTokens(at now: Int64) throws -> [(hash: [UInt8], expiresAt: Int64?)] {
+        try read { db in
+            try db.query("""
+                SELECT hash, expires_at FROM credentials WHERE kind = 'staff-token' AND revoked_at IS NULL
+                AND (expires_at IS NULL OR expires_at > $1)
+                """, [.integer(now)]).rows.map { row in (hash: try row.bytes(0), expiresAt: try row.optionalInt64(1)) }
         }
     }
 }

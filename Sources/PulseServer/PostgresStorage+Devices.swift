@@ -30,7 +30,7 @@ extension PostgresStorage {
             }
         }
         guard let consumed, let scope = DeviceScope(kind: consumed.kind, id: consumed.id) else { return nil }
-        watch.bump()
+        watch.bump([])  // a new device: no cached record went stale
         return DeviceRecord(
             id: device.id, publicKey: device.publicKey, platform: device.platform, name: device.name, scope: scope,
             enrolledAt: now, revokedAt: nil, credentialId: consumed.listingId)
@@ -61,7 +61,7 @@ extension PostgresStorage {
         let revoked = try statement { db in
             try db.query("UPDATE devices SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL", [.integer(now), .text(id)]).affectedRows == 1
         }
-        if revoked { watch.bump() }
+        if revoked { watch.bump(.devices) }
         return revoked
     }
 }

@@ -25,8 +25,10 @@ extension PostgresStorage {
         }
     }
 
+    /// Also drops rate buckets untouched for an hour (the server calls this periodically).
     public func pruneReplayKeys(at now: Int64) throws -> Int {
-        try statement { db in try db.query("DELETE FROM replay_keys WHERE expires_at <= $1", [.integer(now)]).affectedRows }
+        try pruneRateBuckets(at: now)
+        return try statement { db in try db.query("DELETE FROM replay_keys WHERE expires_at <= $1", [.integer(now)]).affectedRows }
     }
 
     private static let sampleColumns = "SELECT session_id, device_id, received_at, build, platform, connection FROM diag_samples"

@@ -81,7 +81,7 @@ extension PostgresStorage {
             if settingsChanged { try Self.recordChange(.settings, session: id, at: now, on: db) }
             return (try Self.session(id: id, on: db), changed || settingsChanged)
         }
-        if changed { watch.bump() }
+        if changed { watch.bump(.sessions) }
         return record
     }
 
@@ -114,7 +114,7 @@ extension PostgresStorage {
             session.updatedAt = now
             return (.advanced(session, moved: true), true)
         }
-        if moved { watch.bump() }
+        if moved { watch.bump(.sessions) }
         return outcome
     }
 

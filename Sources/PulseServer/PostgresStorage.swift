@@ -56,7 +56,7 @@ public final class PostgresStorage: ServerStorage {
     /// The schema, one migration per version (the last one's version is the current schema version).
     public static let migrations = PostgresSchema.migrations
 
-    public func generation() throws -> StorageGeneration { StorageGeneration(watch.current()) }
+    public func generation() throws -> StorageGeneration { watch.current() }
 
     /// Returns once every change committed (by any instance) before the call is counted in
     /// `generation()`: a notification sent now arrives after all of theirs (PostgreSQL delivers
@@ -85,7 +85,7 @@ public final class PostgresStorage: ServerStorage {
     }
 
     /// Runs one statement that writes (atomic on its own). Never run again after a broken connection:
-    /// it may have committed. A caller whose statement changed what caches hold calls `watch.bump()`.
+    /// it may have committed. A caller whose statement changed what caches hold calls `watch.bump`.
     func statement<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         try writing { try pool.withConnection(body) }
     }
@@ -102,7 +102,7 @@ public final class PostgresStorage: ServerStorage {
         } catch let error as ServerError where error.kind == .unavailable {
             // The connection broke during a write: it may have committed, and its notification went to
             // the listener, which may be down too. Caches must not trust what they hold.
-            watch.bump()
+            watch.bump(ChangeWatch.everything)
             throw error
         }
     }

@@ -123,5 +123,13 @@ enum SQLiteSchema {
             CREATE INDEX diag_samples_session ON diag_samples (session_id, received_at);
             CREATE INDEX diag_samples_device ON diag_samples (session_id, device_id, id);
             """),
+        Migration(version: 2, sql: """
+            -- Which kind of change moved the generation, so a cache drops only what went stale
+            -- (StorageGeneration): an advance must not throw away every cached device key.
+            ALTER TABLE generation ADD COLUMN credentials INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE generation ADD COLUMN devices INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE generation ADD COLUMN sessions INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE generation ADD COLUMN content INTEGER NOT NULL DEFAULT 0;
+            """),
     ]
 }

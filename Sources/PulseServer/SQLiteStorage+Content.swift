@@ -87,7 +87,7 @@ extension SQLiteStorage {
             INSERT INTO series (id, package_id, package_version, manifest, updated_at) VALUES (?1, ?2, ?3, ?4, ?5)
             ON CONFLICT (id) DO UPDATE SET package_id = ?2, package_version = ?3, manifest = ?4, updated_at = ?5
             """).run([.text(series.id), .text(packageId), .text(series.packageVersion), .blob(series.manifest), .integer(now)])
-        try bumpGeneration(on: db)
+        try bumpGeneration(.content, on: db)
         try db.cached("DELETE FROM series_sessions WHERE series_id = ?").run([.text(series.id)])
         for (position, session) in series.sessionIds.enumerated() {
             try db.cached("INSERT INTO series_sessions (series_id, position, session_id) VALUES (?, ?, ?)")

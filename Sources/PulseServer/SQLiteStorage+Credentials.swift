@@ -11,7 +11,7 @@ extension SQLiteStorage {
                     .text(credential.scope?.kind), .text(credential.scope?.id), .int(credential.maxDevices),
                     .integer(credential.createdAt), credential.expiresAt.map { .integer($0) } ?? .null,
                 ])
-            try Self.bumpGeneration(on: db)
+            try Self.bumpGeneration(.credentials, on: db)
         }
     }
 
@@ -19,7 +19,7 @@ extension SQLiteStorage {
         try write { db in
             try db.cached("UPDATE credentials SET revoked_at = ? WHERE hash = ? AND revoked_at IS NULL").run([.integer(now), .blob(hash)])
             guard db.changes == 1 else { return false }
-            try Self.bumpGeneration(on: db)
+            try Self.bumpGeneration(.credentials, on: db)
             return true
         }
     }
@@ -31,7 +31,7 @@ extension SQLiteStorage {
             guard matches <= 1 else { throw ServerError.badInput("\(id) names \(matches) credentials; revoke by the token itself") }
             try db.cached("UPDATE credentials SET revoked_at = ? WHERE listing_id = ? AND revoked_at IS NULL").run([.integer(now), .text(id)])
             guard db.changes == 1 else { return false }
-            try Self.bumpGeneration(on: db)
+            try Self.bumpGeneration(.credentials, on: db)
             return true
         }
     }
@@ -58,6 +58,15 @@ extension SQLiteStorage {
                 SELECT 1 FROM credentials WHERE hash = ? AND kind = 'staff-token' AND revoked_at IS NULL
                 AND (expires_at IS NULL OR expires_at > ?)
                 """).first([.blob(hash), .integer(now)]) { _ in true } ?? false
+        }
+    }
+
+    public func activeStaffTokens(at now: Int64) throws -> [(hash: [UInt8], expiresAt: Int64?)] {
+        try read { db in
+            try db.cached("""
+                SELECT hash, expires_at FROM credentials WHERE kind = 'staff-token' AND revoked_at IS NULL
+                AND (expires_at IS NULL OR expires_at > ?)
+                """).rows([.integer(now)]) { row in (hash: row.blob(0), expiresAt: row.isNull(1) ? nil : row.int64(1)) }
         }
     }
 }

@@ -25,7 +25,7 @@ extension SQLiteStorage {
                         .text(scope.kind), .text(scope.id), .blob(credentialHash), .integer(now),
                     ])
                 guard db.changes == 1 else { throw DeviceIdTaken() }
-                try Self.bumpGeneration(on: db)
+                try Self.bumpGeneration([], on: db)  // a new device: no cached record went stale
                 return DeviceRecord(
                     id: device.id, publicKey: device.publicKey, platform: device.platform, name: device.name, scope: scope,
                     enrolledAt: now, revokedAt: nil, credentialId: listingId)
@@ -59,7 +59,7 @@ extension SQLiteStorage {
         try write { db in
             try db.cached("UPDATE devices SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL").run([.integer(now), .text(id)])
             guard db.changes == 1 else { return false }
-            try Self.bumpGeneration(on: db)
+            try Self.bumpGeneration(.devices, on: db)
             return true
         }
     }

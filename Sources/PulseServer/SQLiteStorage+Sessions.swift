@@ -115,7 +115,7 @@ extension SQLiteStorage {
     /// Appends to the session's change log with the next sequence number and bumps the generation
     /// (inside the caller's transaction): every change of a session goes through here.
     static func recordChange(_ event: SessionChange.Event, session id: String, at now: Int64, on db: Database) throws {
-        try bumpGeneration(on: db)
+        if case .content = event { try bumpGeneration([.sessions, .content], on: db) } else { try bumpGeneration(.sessions, on: db) }
         guard let sequence = try db.cached("UPDATE sessions SET change_sequence = change_sequence + 1 WHERE id = ? RETURNING change_sequence")
             .first([.text(id)], { $0.int64(0) })
         else { throw ServerError.notFound("no session \(id)") }

@@ -12,6 +12,8 @@ public final class SQLiteStorage: ServerStorage {
     private let writers = NSLock()
     /// The database file.
     public let path: String
+    /// Rate limits live in this process: one box, one SQLite file (see `takeRateToken`).
+    let buckets = TokenBuckets()
 
     /// Opens (creating if needed) the database at `path` and migrates it to the current schema.
     /// - Parameter connections: pool size; SQLite runs readers in parallel and queues writers.
@@ -33,7 +35,7 @@ public final class SQLiteStorage: ServerStorage {
     struct Watcher: ~Copyable {
         let database: Database
         var dataVersion: Int64? = nil
-        var generation: Int64 = 0
+        var generation = StorageGeneration(0)
     }
 
     public func generation() throws -> StorageGeneration {
@@ -42,17 +44,30 @@ public final class SQLiteStorage: ServerStorage {
                 let version = try watcher.database.dataVersion()
                 if version != watcher.dataVersion {
                     // Read after data_version: the value is at least as new as the version it is cached under.
-                    watcher.generation = try watcher.database.scalarInteger("SELECT value FROM generation WHERE id = 1") ?? 0
+                    watcher.generation = try watcher.database.cached(
+                        "SELECT value, credentials, devices, sessions, content FROM generation WHERE id = 1"
+                    ).first { row in
+                        StorageGeneration(row.int64(0), credentials: row.int64(1), devices: row.int64(2), sessions: row.int64(3), content: row.int64(4))
+                    } ?? StorageGeneration(0)
                     watcher.dataVersion = version
                 }
-                return StorageGeneration(watcher.generation)
+                return watcher.generation
             }
         }
     }
 
-    /// Marks a change caches must see (inside the caller's write transaction).
-    static func bumpGeneration(on db: Database) throws {
-        try db.cached("UPDATE generation SET value = value + 1 WHERE id = 1").run()
+    /// Marks a change caches must see (inside the caller's write transaction), and which kinds moved.
+    static func bumpGeneration(_ kinds: StorageGeneration.Kinds, on db: Database) throws {
+        var columns = "value = value + 1"
+        if kinds.contains(.credentials) { columns += ", credentials = credentials + 1" }
+        if kinds.contains(.devices) { columns += ", devices = devices + 1" }
+        if kinds.contains(.sessions) { columns += ", sessions = sessions + 1" }
+        if kinds.contains(.content) { columns += ", content = content + 1" }
+        try db.cached("UPDATE generation SET \(columns) WHERE id = 1").run()
+    }
+
+    public func takeRateToken(_ key: String, limit: RateLimit, at now: Double) throws -> RateDecision {
+        buckets.take(key, limit: limit, at: now)
     }
 
     /// Runs a read on a pooled connection.

@@ -4,7 +4,7 @@ import PulseCommandLine
 import PulseCore
 
 /// `pulse-server`: the command line, declared once (parsing, help, validation, run).
-/// `serve` joins this tree with the HTTP half; `import` and `admin` are here.
+/// `serve` (ServeCommand), `import` (ImportCommand) and `admin` (AdminCommand).
 public enum ServerCommand {
     public static func root(console: Console, extra: [Command] = []) -> Command {
         Command(
@@ -17,7 +17,8 @@ public enum ServerCommand {
                 See docs/server.md.
                 """,
             subcommands: extra + [
-                ImportCommand.command(console: console), AdminCommand.command(console: console), MigrateCommand.command(console: console),
+                ServeCommand.command(console: console), ImportCommand.command(console: console), AdminCommand.command(console: console),
+                MigrateCommand.command(console: console),
             ])
     }
 

@@ -84,11 +84,70 @@ public protocol ServerStorage: AnyObject, Sendable {
     func samples(sessionId: String) throws -> [DiagSample]
     /// The newest sample of each device that posted since `since` (the moderator's live view).
     func latestSamples(sessionId: String, since: Int64) throws -> [DiagSample]
+
+    // MARK: Staff tokens and rate limits
+
+    /// The SHA-256 hashes of staff tokens that are neither revoked nor expired at `now`, with their
+    /// expiry: the HTTP layer caches them (revalidated by `generation().credentials`) and compares a
+    /// presented token's hash against each in constant time.
+    func activeStaffTokens(at now: Int64) throws -> [(hash: [UInt8], expiresAt: Int64?)]
+
+    /// Takes one token from the bucket `key` (e.g. a device id, a client address), shaped by `limit`.
+    /// `now` is the server's clock in seconds with a fraction. SQLite keeps the buckets in memory (one
+    /// box); a backend shared by several instances keeps them where every instance sees them.
+    func takeRateToken(_ key: String, limit: RateLimit, at now: Double) throws -> RateDecision
 }
 
 /// See `ServerStorage.generation()`. Compare for equality only.
+///
+/// `value` moves with every change a cache may hold; the four counters say which kind moved, so a
+/// cache drops only what went stale (an advance must not throw away 10,000 parsed device keys):
+///
+/// | counter | moves when |
+/// |---|---|
+/// | `credentials` | a credential is added or revoked (staff tokens are cached) |
+/// | `devices` | a stored device changes: a revocation. Not an enroll: a new device is a cache miss anyway |
+/// | `sessions` | a session's state, frontier or settings change, or its change log grows |
+/// | `content` | an import changes a manifest, a key table, gated resources or a series |
 public struct StorageGeneration: Equatable, Hashable, Sendable {
     public var value: Int64
+    public var credentials: Int64
+    public var devices: Int64
+    public var sessions: Int64
+    public var content: Int64
 
-    public init(_ value: Int64) { self.value = value }
+    public init(_ value: Int64, credentials: Int64 = 0, devices: Int64 = 0, sessions: Int64 = 0, content: Int64 = 0) {
+        self.value = value
+        self.credentials = credentials
+        self.devices = devices
+        self.sessions = sessions
+        self.content = content
+    }
+
+    /// The kinds of change `StorageGeneration` counts.
+    public struct Kinds: OptionSet, Sendable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        public static let credentials = Kinds(rawValue: 1)
+        public static let devices = Kinds(rawValue: 2)
+        public static let sessions = Kinds(rawValue: 4)
+        public static let content = Kinds(rawValue: 8)
+    }
+}
+
+/// The answer of a rate limiter: go ahead, or wait this many seconds (rounded up, at least 1).
+public enum RateDecision: Equatable, Sendable {
+    case allowed
+    case limited(retryAfter: Int)
+}
+
+/// A token bucket's shape: `rate` tokens a second refill it, up to `burst`.
+public struct RateLimit: Equatable, Hashable, Sendable {
+    public var rate: Double
+    public var burst: Double
+
+    public init(rate: Double, burst: Double) {
+        self.rate = rate
+        self.burst = burst
+    }
 }

@@ -1,0 +1,141 @@
+import Foundation
+import PulseCommandLine
+import PulseHTTPServer
+import PulseOrigin
+
+/// `pulse-server serve --data DIR --listen HOST:PORT [--public PKG] [--trusted-proxy CIDR]…`
+enum ServeCommand {
+    static func command(console: Console) -> Command {
+        Command(
+            name: "serve",
+            abstract: "Serve the sync and key-release API (enroll, manifests, keys, events, diag) and the staff API.",
+            discussion: """
+                With --public PKG it also answers /api/sync/asset/<hash> and /api/sync/appconfig from the package's
+                public part (as pulse-origin does), so one box serves the whole contract; without it those routes
+                belong to pulse-origin or a CDN. Prints the address it listens on (port 0 picks a free one).
+                SIGTERM, SIGINT, SIGQUIT: stop accepting, end event streams cleanly, finish requests in flight and
+                queued writes, exit 0. SIGHUP: reopen the access log and re-read the public index. SIGUSR1: reopen
+                the access log. See docs/server.md.
+                """,
+            options: [
+                ServerCommand.dataOption, ServerCommand.databaseOption,
+                .value("listen", "<host:port>", help: "Address to listen on (default 127.0.0.1:8080; :8080 for every interface; port 0 picks a free port)."),
+                .value("public", "<dir>", help: "A package (its public/ part) to serve assets and app configs from."),
+                .value("trusted-proxy", "<cidr>", help: "A proxy whose X-Forwarded-For is believed, e.g. 10.0.0.5 or 10.0.0.0/24; may be repeated.", repeating: true),
+                .value("access-log", "<path>", help: "Access log file, '-' for standard output (default), 'off' for none."),
+                .value("threads", "<n>", help: "Server threads, each with an epoll loop (default: one per core)."),
+                .value("max-connections", "<n>", help: "Open connections at most, event streams included (default 20000)."),
+                .value("max-connections-per-ip", "<n>", help: "Per client address, 0 for no limit (default 0: a venue's NAT is one address)."),
+                .value("idle-timeout", "<seconds>", help: "Close a connection silent this long: idle or too slow (default 15)."),
+                .value("header-timeout", "<seconds>", help: "A request's line, headers and body must arrive within this long (default 10)."),
+                .value("enroll-rate", "<per-second>", help: "Enrollments per second per client address (default 5, bursts of 50)."),
+                .value("enroll-burst", "<n>", help: "Enrollment burst per client address (default 50)."),
+                .value("shutdown-timeout", "<seconds>", help: "On SIGTERM, wait this long for requests in flight (default 10)."),
+            ],
+            run: { arguments in try run(arguments, console: console) })
+    }
+
+    struct Settings {
+        var server = HTTPServer.Configuration()
+        var sync = SyncConfiguration()
+        var publicPackage: String?
+        var accessLog = "-"
+        var drain = 10.0
+    }
+
+    static func settings(_ arguments: Arguments) throws -> Settings {
+        var settings = Settings()
+        settings.server.listen = arguments.value("listen") ?? "127.0.0.1:8080"
+        settings.server.requestHeaders = SyncServer.requestHeaders
+        settings.server.maxRequestBodyBytes = settings.sync.maxBodyBytes
+        settings.server.maxConnections = 20_000
+        settings.server.maxConnectionsPerIP = 0
+        settings.server.streamHeartbeatSeconds = 15
+        // Phones reconnect in waves (after a venue Wi-Fi hiccup): a short accept queue would drop SYNs,
+        // which clients retry only after a second. The kernel caps it at net.core.somaxconn.
+        settings.server.listenBacklog = 4096
+        if let value = try arguments.int("threads", in: 1...256) { settings.server.threads = value }
+        if let value = try arguments.int("max-connections", in: 1...1_000_000) { settings.server.maxConnections = value }
+        if let value = try arguments.int("max-connections-per-ip", in: 0...1_000_000) { settings.server.maxConnectionsPerIP = value }
+        if let value = try arguments.int("idle-timeout", in: 1...86_400) { settings.server.idleTimeoutSeconds = value }
+        if let value = try arguments.int("header-timeout", in: 1...3600) { settings.server.headerTimeoutSeconds = value }
+        if let value = try arguments.int("enroll-rate", in: 1...1_000_000) { settings.sync.enrollLimit.rate = Double(value) }
+        if let value = try arguments.int("enroll-burst", in: 1...1_000_000) { settings.sync.enrollLimit.burst = Double(value) }
+        settings.drain = Double(try arguments.int("shutdown-timeout", in: 0...3600) ?? 10)
+        settings.sync.trustedProxies = try arguments.values("trusted-proxy").map { text in
+            do { return try IPNetwork(parsing: text) } catch { throw UsageError("--trusted-proxy \(error)") }
+        }
+        settings.publicPackage = arguments.value("public")
+        settings.accessLog = arguments.value("access-log") ?? "-"
+        return settings
+    }
+
+    static func run(_ arguments: Arguments, console: Console) throws -> Int32 {
+        guard arguments.value("data") != nil else { throw UsageError("missing --data <dir>") }
+        let settings = try settings(arguments)
+        // Before any thread exists, so that every thread inherits the mask and the signals reach only the
+        // loop below.
+        ServerSignals.block()
+        let folder = try ServerCommand.dataFolder(arguments)
+        let connections = 2 * settings.server.threads + settings.sync.writeThreads + 2
+        // PostgreSQL (shared with other instances) when --database or PULSE_DATABASE_URL names it; the data
+        // folder then holds only the device certificate key, which every instance must share.
+        let database = try ServerCommand.databaseURL(arguments, console)
+        let storage: any ServerStorage = if let database {
+            try PostgresStorage(url: database, connections: connections)
+        } else {
+            try folder.openStorage(connections: connections)
+        }
+        let stateName = (storage as? PostgresStorage).map { "database \($0.configuration.redacted), certificate key in \(folder.url.path)" } ?? "data \(folder.url.path)"
+        let certificateKey = try DeviceCertificateKey.loadOrCreate(in: folder)
+        let accessLog: AccessLog? = switch settings.accessLog {
+        case "off": nil
+        case "-": .standardOutput()
+        default: try .file(settings.accessLog)
+        }
+        var origin: Origin?
+        if let path = settings.publicPackage {
+            origin = try Origin(configuration: OriginConfiguration(packageRoot: URL(fileURLWithPath: path)), accessLog: nil, alarm: SyncServer.standardError)
+        }
+        let sync = SyncServer(storage: storage, certificateKey: certificateKey, configuration: settings.sync, origin: origin, accessLog: accessLog)
+        sync.start()
+        let server = try HTTPServer(configuration: settings.server, responder: sync)
+        let listen = settings.server.listen
+        var host = String(listen[..<(listen.lastIndex(of: ":") ?? listen.endIndex)])
+        if host.isEmpty || host == "*" { host = "0.0.0.0" }
+        console.err("pulse-server: serving on http://\(host):\(server.port) (\(stateName), \(settings.server.threads) threads, "
+            + "pid \(getpid())\(settings.publicPackage.map { ", public part of \($0)" } ?? ""))")
+        while true {
+            let signal = ServerSignals.wait()
+            let name = ServerSignals.name(signal)
+            switch signal {
+            case SIGHUP:
+                var note = accessLog?.reopen() ?? "no access log to reopen"
+                if let origin { note += "; " + origin.reloadIndex() }
+                console.err("pulse-server: \(name): \(note)")
+            case SIGUSR1:
+                console.err("pulse-server: \(name): \(accessLog?.reopen() ?? "no access log to reopen")")
+            case _ where ServerSignals.isTermination(signal):
+                console.err("pulse-server: \(name): closing \(sync.openStreams) event streams, finishing \(server.requestsInFlight) requests in flight, then stopping")
+                stopWithin(seconds: settings.drain + 10, console: console)
+                server.shutdown(drainSeconds: settings.drain)
+                sync.stop(drainSeconds: settings.drain)
+                console.err("pulse-server: stopped")
+                return ExitCode.success
+            default:
+                console.err("pulse-server: \(name): ignored")
+            }
+        }
+    }
+
+    /// If the stop has not finished `seconds` after it began (a thread stuck in a system call), say so and
+    /// exit anyway: a stop request is never ignored.
+    private static func stopWithin(seconds: Double, console: Console) {
+        let watchdog = Thread {
+            Thread.sleep(forTimeInterval: seconds)
+            console.err("pulse-server: error: still not stopped \(Int(seconds)) s after the signal; exiting now")
+            _exit(1)
+        }
+        watchdog.start()
+    }
+}

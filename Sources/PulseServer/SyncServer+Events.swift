@@ -1,0 +1,24 @@
+import PulseHTTPServer
+
+extension SyncServer {
+    /// `GET /api/sync/events?session=ID`: device-signed Server-Sent Events (`EventHub`). The connection is
+    /// suspended in libmicrohttpd between events (`HTTPEventStream`), heartbeats are comment lines after 15 s
+    /// of silence, `Last-Event-ID` resumes from the session's change log.
+    func events(_ request: HTTPRequest, device: SyncCache.Device, query: ArraySlice<UInt8>) throws -> HTTPResponse {
+        guard let id = Self.sessionParameter(query), try entitledSession(device, id) != nil else {
+            return HTTPResponse(answers.notFound, "no:session")
+        }
+        let lastEventId = request.headers["last-event-id"].flatMap { Int64(String(decoding: $0, as: UTF8.self)) }
+        let hub = self.hub
+        let stream = HTTPEventStream(heartbeat: Array(":\n".utf8), maxPendingBytes: 256 << 10) { stream, _ in
+            hub.remove(stream, session: id)
+        }
+        try hub.subscribe(stream, device: device.record.id, session: id, lastEventId: lastEventId)
+        return HTTPResponse(
+            status: 200,
+            headers: [
+                HTTPHeader("Content-Type", "text/event-stream"), Self.noStore, HTTPHeader("X-Accel-Buffering", "no"),
+            ],
+            body: .stream(stream), note: "events")
+    }
+}

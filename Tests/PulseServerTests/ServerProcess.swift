@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+
+/// The built `pulse-server` executable, `serve` on a free loopback port, standard error collected line by
+/// line (Scripts/test builds it before the tests run).
+final class ServerProcess: @unchecked Sendable {
+    let process = Process()
+    private(set) var port: UInt16 = 0
+    /// Standard error's lines; the reader thread holds only this, not the ServerProcess, so dropping the
+    /// ServerProcess stops the server (a thread holding `self` would keep it alive until the server exits).
+    private let collected = Lines()
+    private let errors = Pipe()
+
+    static var binary: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("pulse-server")
+    }
+
+    /// Runs `pulse-server serve --data <data> --listen 127.0.0.1:0 <arguments>` and waits for its address.
+    init(data: String, _ arguments: [String] = [], waitForStart: Bool = true) throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build the pulse-server executable first (swift build)")
+        process.executableURL = Self.binary
+        process.arguments = ["serve", "--data", data, "--listen", "127.0.0.1:0"] + arguments
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        let reader = errors.fileHandleForReading
+        try process.run()
+        let collected = self.collected
+        Thread {
+            var pending = Data()
+            while true {
+                let data = reader.availableData
+                if data.isEmpty { return }
+                pending += data
+                while let newline = pending.firstIndex(of: 0x0a) {
+                    collected.add(err: String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
+                    pending = pending[(newline + 1)...]
+                }
+            }
+        }.start()
+        guard waitForStart else { return }
+        guard waitForLine("serving on "), let line = errorLines.first(where: { $0.contains("serving on ") }),
+              let range = line.range(of: #"http://127\.0\.0\.1:(\d+)"#, options: .regularExpression),
+              let port = UInt16(line[range].split(separator: ":").last ?? "")
+        else {
+            kill(process.processIdentifier, SIGKILL)
+            throw RawClient.Failure(description: "pulse-server did not start: \(errorLines)")
+        }
+        self.port = port
+    }
+
+    /// Stops it for good even when a test failed with it hung: SIGTERM, then SIGKILL after two seconds.
+    deinit {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGTERM)
+        if !eventually(within: 2, { !process.isRunning }) { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    var errorLines: [String] { collected.err }
+
+    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
+    func client(source: String? = nil, timeout: Double = 10) throws -> RawClient {
+        try RawClient(port: port, source: source, timeoutSeconds: timeout)
+    }
+
+    func waitForLine(_ text: String, within seconds: Double = 10) -> Bool {
+        eventually(within: seconds) { errorLines.contains { $0.contains(text) } }
+    }
+
+    /// The exit status, or nil if it still runs after `seconds`.
+    func waitForExit(within seconds: Double) -> Int32? {
+        guard eventually(within: seconds, { !process.isRunning }) else { return nil }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import PulseCore
+import PulseCrypto
+import PulseHTTPServer
+import Synchronization
+import Testing
+@testable import PulseServer
+
+/// A clock the test moves: the server's only source of time.
+final class TestClock: Sendable {
+    private let value: Mutex<Double>
+    init(_ start: Double = 1_800_000_000) { value = Mutex(start) }
+    var now: Double { value.withLock { $0 } }
+    var seconds: Int64 { Int64(now.rounded(.down)) }
+    func advance(by seconds: Double) { value.withLock { $0 += seconds } }
+    func set(_ seconds: Double) { value.withLock { $0 = seconds } }
+}
+
+/// pulse-server's HTTP half in this process, on a free loopback port, with a data folder of its own and
+/// a test clock: the configuration `serve` uses (headers, body limit), the real responder.
+final class SyncHarness: @unchecked Sendable {
+    let folder: TemporaryFolder
+    let data: DataFolder
+    let storage: SQLiteStorage
+    let certificateKey: DeviceCertificateKey
+    let clock: TestClock
+    let sync: SyncServer
+    let server: HTTPServer
+    let alarms = Lines()
+    var administration: Administration { Administration(storage: storage, clock: { [clock] in clock.seconds }) }
+
+    init(
+        _ name: String = #function, clock: TestClock = TestClock(),
+        configure: (inout SyncConfiguration) -> Void = { _ in }, serverConfigure: (inout HTTPServer.Configuration) -> Void = { _ in },
+        origin: (any HTTPResponder)? = nil
+    ) throws {
+        folder = try TemporaryFolder(name)
+        data = try DataFolder.prepare(folder.url.appendingPathComponent("data").path)
+        storage = try data.openStorage()
+        certificateKey = try DeviceCertificateKey.loadOrCreate(in: data)
+        self.clock = clock
+        var configuration = SyncConfiguration()
+        configuration.eventPollSeconds = 0.05
+        configure(&configuration)
+        let alarms = self.alarms
+        sync = SyncServer(
+            storage: storage, certificateKey: certificateKey, configuration: configuration, origin: origin,
+            clock: { clock.now }, alarm: { alarms.add(err: $0) })
+        sync.start()
+        var settings = HTTPServer.Configuration()
+        settings.listen = "127.0.0.1:0"
+        settings.threads = 2
+        settings.requestHeaders = SyncServer.requestHeaders
+        settings.maxRequestBodyBytes = configuration.maxBodyBytes
+        settings.maxConnectionsPerIP = 0
+        serverConfigure(&settings)
+        server = try HTTPServer(configuration: settings, responder: sync)
+    }
+
+    deinit {
+        server.stop()
+        sync.stop(drainSeconds: 2)
+    }
+
+    var port: UInt16 { server.port }
+
+    func client(source: String? = nil, timeout: Double = 10) throws -> RawClient {
+        try RawClient(port: server.port, source: source, timeoutSeconds: timeout)
+    }
+
+    /// Imports sessions (10 slides each unless given), a series `conf` listing them when `series` is set.
+    @discardableResult
+    func seed(_ ids: [String], slides: Int = 10, series: String? = nil, state: SessionState? = nil) throws -> [SessionRecord] {
+        let sessions = ids.map { TestContent.session($0, slides: slides, series: series) }
+        let seriesImports = series.map { [TestContent.series($0, sessions: ids)] } ?? []
+        _ = try storage.importContent(TestContent.plan(sessions, series: seriesImports), options: ImportOptions(), at: clock.seconds)
+        return try ids.map { id in
+            if let state { _ = try storage.updateSession(id: id, SessionUpdate(state: state), at: clock.seconds) }
+            return try #require(try storage.session(id: id))
+        }
+    }
+
+    func code(_ scope: DeviceScope) throws -> String { try administration.createDeviceCode(scope: scope).text }
+
+    func staffToken() throws -> String { try administration.createStaffToken().text }
+
+    /// Enrolls a new device with `token` over HTTP.
+    func enroll(_ token: String, name: String = "Test phone") throws -> TestDevice {
+        let key = try P256.PrivateKey()
+        let response = try client().request("POST", "/api/sync/enroll", body: TestDevice.enrollBody(token: token, key: key, name: name))
+        guard response.status == 200, let id = try JSONValue.parse(Data(response.body))["deviceId"]?.stringValue else {
+            throw RawClient.Failure(description: "enroll answered \(response.status): \(response.text)")
+        }
+        return TestDevice(id: id, key: key)
+    }
+
+    /// A device enrolled for session `id` (or series).
+    func device(for scope: DeviceScope) throws -> TestDevice { try enroll(try code(scope)) }
+}
+
+/// An enrolled device: its id and private key; signs requests as the contract says.
+struct TestDevice: Sendable {
+    let id: String
+    let key: P256.PrivateKey
+
+    static func enrollBody(token: String, key: P256.PrivateKey, name: String = "Test phone", platform: String = "ios") -> [UInt8] {
+        JSONValue.object([
+            "token": .string(token), "publicKey": .string(Data(key.publicKey.derRepresentation).base64EncodedString()),
+            "platform": .string(platform), "name": .string(name),
+        ]).canonicalBytes
+    }
+
+    func header(_ method: String, _ target: String, body: [UInt8]? = nil, at timestamp: Int64) throws -> String {
+        try DeviceSignature.sign(method: method, target: target, body: body, deviceId: id, key: key, at: timestamp).headerValue
+    }
+}
+
+extension RawClient {
+    /// A request signed by `device` at `timestamp`.
+    func signed(
+        _ method: String, _ target: String, by device: TestDevice, at timestamp: Int64, body: [UInt8] = [], headers: [(String, String)] = []
+    ) throws -> Response {
+        let header = try device.header(method, target, body: body.isEmpty ? nil : body, at: timestamp)
+        return try request(method, target, [("X-Pulse-Device", header)] + headers, body: body)
+    }
+
+    /// The response as JSON.
+    static func json(_ response: Response) throws -> JSONValue { try JSONValue.parse(Data(response.body)) }
+}
+
+extension RawClient.Response {
+    var json: JSONValue? { try? JSONValue.parse(Data(body)) }
+
+    /// The raw bytes without the `Date` header line (libmicrohttpd adds it; its value moves with the clock).
+    var rawWithoutDate: [UInt8] {
+        let text = String(decoding: raw, as: UTF8.self)
+        return Array(text.split(separator: "\r\n", omittingEmptySubsequences: false).filter { !$0.lowercased().hasPrefix("date:") }
+            .joined(separator: "\r\n").utf8)
+    }
+}
+
+func eventually(within seconds: Double, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if condition() { return true }
+        usleep(5_000)
+    }
+    return condition()
+}
