@@ -73,6 +73,11 @@ public final class PostgresStorage: ServerStorage {
         }
     }
 
+    /// One round trip (`SELECT 1`): `generation()` answers from memory, so `/healthz` asks here.
+    public func checkAvailable() throws {
+        _ = try read { try $0.query("SELECT 1") }
+    }
+
     /// Round trips of this instance's pool so far (the listening connection not included).
     public var roundTrips: Int { pool.roundTrips.value }
 

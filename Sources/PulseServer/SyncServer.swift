@@ -155,8 +155,9 @@ public final class SyncServer: HTTPResponder {
     /// Whole seconds of the server's clock.
     func seconds(_ now: Double) -> Int64 { Int64(now.rounded(.down)) }
 
-    /// `GET /healthz`: 200 while storage answers.
+    /// `GET /healthz`: 200 while storage answers (503 while the database cannot be reached).
     private func health() throws -> HTTPResponse {
+        try storage.checkAvailable()
         try cache.revalidate()
         return HTTPResponse(answers.healthy, "health")
     }
