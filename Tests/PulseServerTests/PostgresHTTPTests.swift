@@ -87,6 +87,35 @@ import Testing
         #expect(try a.storage.samples(sessionId: "talk").count == 1)
     }
 
+    /// Database round trips per signed key fetch, counted by the instance's pool: with warm caches one
+    /// (the device's rate limit, shared by every instance); after an advance one more per thing reloaded.
+    @Test func aSignedKeyFetchCostsOneRoundTrip() throws {
+        let database = try PostgresCluster.shared().createDatabase("roundtrips")
+        let harness = try SyncHarness(
+            configure: { $0.deviceLimit = RateLimit(rate: 1000, burst: 1000) },
+            storage: { try PostgresStorage(configuration: database.configuration) })
+        try harness.seed(["talk"], state: .live)
+        _ = try harness.storage.advance(sessionId: "talk", to: 4, at: harness.clock.seconds)
+        let device = try harness.enroll(try harness.code(.session("talk")))
+        let storage = harness.storage as! PostgresStorage
+        let client = try harness.client()
+        func fetch() throws -> Int {
+            let before = storage.roundTrips
+            let response = try client.signed("GET", "/api/sync/keys?session=talk", by: device, at: harness.clock.seconds)
+            #expect(response.status == 200)
+            return storage.roundTrips - before
+        }
+        _ = try fetch()  // warms the caches (and prepares the statements)
+        let warm = try (0..<20).map { _ in try fetch() }
+        #expect(warm == Array(repeating: 1, count: 20))
+        _ = try harness.storage.advance(sessionId: "talk", to: 6, at: harness.clock.seconds)
+        try storage.synchronize()
+        let afterAdvance = try fetch()
+        let againWarm = try fetch()
+        print("round trips per signed key fetch: warm \(warm[0]), first after an advance \(afterAdvance), then \(againWarm)")
+        #expect(againWarm == 1)
+    }
+
     @Test func whileTheDatabaseIsAwayAnswersAre503WithRetryAfterAndNeverAKey() throws {
         let cluster = try PostgresCluster()  // its own: stopping the shared one would fail other tests
         defer { cluster.destroy() }

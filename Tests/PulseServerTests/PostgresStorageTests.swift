@@ -232,6 +232,9 @@ import Testing
             ("advance (behind)", { _ = try storage.advance(sessionId: "talk", to: 0, at: 1000) }),
             ("updateSession (state)", { _ = try storage.updateSession(id: "talk", SessionUpdate(state: key % 2 == 0 ? .live : .ended), at: 1000); key &+= 1 }),
             ("importContent (unchanged)", { _ = try storage.importContent(TestContent.plan([TestContent.session("talk")]), options: ImportOptions(), at: 1000) }),
+            ("takeRateToken", { _ = try storage.takeRateToken("device \(device.id)", limit: RateLimit(rate: 5, burst: 10), at: 1000) }),
+            ("activeStaffTokens", { _ = try storage.activeStaffTokens(at: 1000) }),
+            ("checkAvailable", { try storage.checkAvailable() }),
             ("sessions", { _ = try storage.sessions() }),
             ("devices", { _ = try storage.devices() }),
             ("credentials", { _ = try storage.credentials() }),
@@ -248,7 +251,7 @@ import Testing
         print("round trips per call: " + calls.map { "\($0.0) \(report[$0.0]!)" }.joined(separator: ", "))
         // The calls a signed key fetch makes: at most one round trip each, and none to revalidate caches.
         #expect(report["generation"] == 0)
-        for name in ["device", "session", "keyTable", "recordSignedRequest", "recordSignedRequest+sample", "enroll"] {
+        for name in ["device", "session", "keyTable", "recordSignedRequest", "recordSignedRequest+sample", "enroll", "takeRateToken"] {
             #expect(report[name] == 1, "\(name)")
         }
     }
