@@ -144,4 +144,56 @@ import Testing
         #expect(back.status == 200)
         #expect(try KeysReleaseWalkTests.released(back).map(\.n) == [0, 1, 2])
     }
+
+    /// The real executable: two `serve` processes started together on an empty database (the schema is
+    /// made once), sharing the device certificate key; an enroll through one, an advance from the admin
+    /// CLI, the keys through the other; the password in no line either prints.
+    @Test func twoServeProcessesStartedTogetherShareOneDatabase() throws {
+        let database = try PostgresCluster.shared().createDatabase("serve")
+        let folder = try TemporaryFolder()
+        let dataA = try DataFolder.prepare(folder.url.appendingPathComponent("a").path)
+        let dataB = try DataFolder.prepare(folder.url.appendingPathComponent("b").path)
+        _ = try DeviceCertificateKey.loadOrCreate(in: dataA)
+        try FileManager.default.copyItem(atPath: dataA.certificateKeyPath, toPath: dataB.certificateKeyPath)
+        let environment = [ServerCommand.databaseVariable: database.url]
+        let servers = Servers()
+        DispatchQueue.concurrentPerform(iterations: 2) { n in
+            servers.set(n, Result { try ServerProcess(data: [dataA, dataB][n].url.path, ["--access-log", "off"], environment: environment) })
+        }
+        let a = try servers.get(0), b = try servers.get(1)
+        #expect(a.errorLines.first { $0.contains("serving on") }?.contains("database postgresql://pulse_app:***@127.0.0.1") == true, "\(a.errorLines)")
+        let versions = try PostgresConnection(database.configuration).query("SELECT version FROM schema_version").rows.map { try $0.int(0) }
+        #expect(versions == Array(1...PostgresStorage.migrations.count))
+
+        let package = try TestPackage()
+        try package.addSession("talk")
+        try package.commit()
+        #expect(PostgresCommandTests.run(["import", package.root.path], environment: environment).code == 0)
+        #expect(PostgresCommandTests.run(["admin", "session", "set", "talk", "--state", "live"], environment: environment).code == 0)
+        let code = try #require(PostgresCommandTests.run(["admin", "device-code", "create", "--session", "talk"], environment: environment).out.first)
+        let key = try P256.PrivateKey()
+        let enrolled = try a.client().request("POST", "/api/sync/enroll", body: TestDevice.enrollBody(token: code, key: key))
+        #expect(enrolled.status == 200, "\(enrolled.text)")
+        let device = TestDevice(id: try #require(enrolled.json?["deviceId"]?.stringValue), key: key)
+        #expect(PostgresCommandTests.run(["admin", "session", "advance", "talk", "--to", "2"], environment: environment).code == 0)
+        let now = Int64(Date().timeIntervalSince1970)
+        let keys = try b.client().signed("GET", "/api/sync/keys?session=talk", by: device, at: now)
+        #expect(keys.status == 200, "\(keys.text)")
+        #expect(try KeysReleaseWalkTests.released(keys).map(\.n) == [0, 1, 2])
+        // The certificate from A verifies with the key B publishes.
+        let published = try b.client().request("GET", "/api/sync/device-cert-keys")
+        #expect(published.json == (try a.client().request("GET", "/api/sync/device-cert-keys").json))
+        for server in [a, b] {
+            server.signal(SIGTERM)
+            #expect(server.waitForExit(within: 15) == 0)
+            #expect(!server.errorLines.joined().contains(database.cluster.applicationPassword))
+        }
+    }
+}
+
+final class Servers: @unchecked Sendable {
+    private let lock = NSLock()
+    private var started: [Int: Result<ServerProcess, any Error>] = [:]
+    func set(_ n: Int, _ result: Result<ServerProcess, any Error>) { lock.withLock { started[n] = result } }
+    func get(_ n: Int) throws -> ServerProcess { try lock.withLock { started[n]! }.get() }
 }
