@@ -14,6 +14,9 @@ import Synchronization
 public final class HTTPServer: @unchecked Sendable {
     /// The port listened on (the real one when the configuration asked for port 0).
     public let port: UInt16
+    /// The address listened on as `host:port`, as the kernel bound it: `--listen :8080` gives `0.0.0.0:8080`,
+    /// port 0 the port it picked. What a start-up line should print.
+    public let boundAddress: String
     public let configuration: Configuration
     let responder: any HTTPResponder
     let tracker: ConnectionTracker
@@ -32,6 +35,7 @@ public final class HTTPServer: @unchecked Sendable {
         Self.raiseDescriptorLimit()
         let socket = try ListenSocket.open(configuration.listen, backlog: configuration.listenBacklog)
         self.port = socket.port
+        self.boundAddress = socket.boundAddress
         self.listenDescriptor = socket.descriptor
         self.configuration = configuration
         self.responder = responder

@@ -5,6 +5,8 @@ import Foundation
 struct ListenSocket {
     let descriptor: Int32
     let port: UInt16
+    /// The address actually bound, as `host:port` (`0.0.0.0:8080` for `:8080`, `[::1]:8080` for IPv6).
+    let boundAddress: String
 
     /// Parses `host:port` (`[v6]:port` for IPv6) and listens there.
     static func open(_ address: String, backlog: Int) throws(HTTPServerError) -> ListenSocket {
@@ -60,7 +62,11 @@ struct ListenSocket {
             isV6 ? UInt16(bigEndian: raw.load(as: sockaddr_in6.self).sin6_port)
                 : UInt16(bigEndian: raw.load(as: sockaddr_in.self).sin_port)
         }
-        return ListenSocket(descriptor: fd, port: boundPort)
+        let boundHost = withUnsafePointer(to: &actual) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { String(decoding: addressText($0), as: UTF8.self) }
+        }
+        return ListenSocket(
+            descriptor: fd, port: boundPort, boundAddress: isV6 ? "[\(boundHost)]:\(boundPort)" : "\(boundHost):\(boundPort)")
     }
 }
 

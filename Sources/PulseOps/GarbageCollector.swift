@@ -84,17 +84,10 @@ public struct GarbageCollector: Sendable {
         }
         let decisions = try Retention(keep: keep, grace: grace, now: now)
             .decide(index.history.mapValues { $0.map(\.publishedAt) }, current: Self.namedCurrent(index), index: indexPath)
+        let split = Retention.split(index.history, by: decisions) { key, version in "\(key)@\(version.publishedAt)" }
         var kept = index
-        var dropped: [(key: String, version: PublicIndex.Version)] = []
-        var keptReport: [GCReport.Kept] = []
-        for (key, versions) in index.history {
-            let reasons = decisions[key]!
-            kept.history[key] = zip(versions, reasons).filter { !$0.1.isEmpty }.map(\.0)
-            dropped += zip(versions, reasons).filter { $0.1.isEmpty }.map { (key, $0.0) }
-            keptReport += zip(versions, reasons).filter { !$0.1.isEmpty }.map {
-                GCReport.Kept(version: "\(key)@\($0.0.publishedAt)", reasons: $0.1.map(\.description))
-            }
-        }
+        kept.history = split.kept
+        let (dropped, keptReport) = (split.dropped, split.report)
         var sweep = try PublicSweep(target: target, kept: kept, dropped: dropped, grace: grace, now: now, temporaryAge: temporaryAge).plan()
         sweep.report.kept = keptReport.sorted { $0.version < $1.version }
         sweep.newIndex = kept == index ? nil : kept

@@ -34,17 +34,10 @@ public struct PackageGarbageCollector: Sendable {
         }
         let decisions = try Retention(keep: keep, grace: grace, now: now)
             .decide(index.history.mapValues { $0.map(\.publishedAt) }, current: Self.namedCurrent(index), index: package.indexURL.path)
+        let split = Retention.split(index.history, by: decisions) { key, version in "\(key)/\(version.packageVersion)" }
         var kept = index
-        var dropped: [(key: String, version: PackageIndex.Version)] = []
-        var keptReport: [GCReport.Kept] = []
-        for (key, versions) in index.history {
-            let reasons = decisions[key]!
-            kept.history[key] = zip(versions, reasons).filter { !$0.1.isEmpty }.map(\.0)
-            dropped += zip(versions, reasons).filter { $0.1.isEmpty }.map { (key, $0.0) }
-            keptReport += zip(versions, reasons).filter { !$0.1.isEmpty }.map {
-                GCReport.Kept(version: "\(key)/\($0.0.packageVersion)", reasons: $0.1.map(\.description))
-            }
-        }
+        kept.history = split.kept
+        let (dropped, keptReport) = (split.dropped, split.report)
 
         // Plan everything before deleting anything: a manifest or blob list that cannot be read stops gc here.
         let serverFiles = try serverFilesToDelete(kept: kept, dropped: dropped)

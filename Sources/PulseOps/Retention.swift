@@ -58,3 +58,31 @@ struct Retention {
         return decisions
     }
 }
+
+extension Retention {
+    /// A history split by `decide`'s verdicts: what stays (in history order), what goes, and why each stays.
+    struct Split<Version> {
+        var kept: [String: [Version]] = [:]
+        var dropped: [(key: String, version: Version)] = []
+        var report: [GCReport.Kept] = []
+    }
+
+    /// Applies `decisions` (from `decide`) to `history`; `label` names a kept version in the report.
+    static func split<Version>(
+        _ history: [String: [Version]], by decisions: [String: [[Reason]]], label: (String, Version) -> String
+    ) -> Split<Version> {
+        var split = Split<Version>()
+        for (key, versions) in history {
+            for (version, reasons) in zip(versions, decisions[key]!) {
+                if reasons.isEmpty {
+                    split.dropped.append((key, version))
+                } else {
+                    split.kept[key, default: []].append(version)
+                    split.report.append(GCReport.Kept(version: label(key, version), reasons: reasons.map(\.description)))
+                }
+            }
+            if split.kept[key] == nil { split.kept[key] = [] }
+        }
+        return split
+    }
+}

@@ -13,6 +13,12 @@ public enum OriginCommand {
             never a 200. Stops gracefully on SIGTERM, SIGINT or SIGQUIT; SIGHUP reads index.json again; SIGUSR1
             reopens the access log file. See docs/origin.md.
             """,
+        examples: [
+            "pulse-origin --package pkg                                  # serves pkg/public on 127.0.0.1:8080",
+            "pulse-origin --package /srv/cdn/pulse --listen :8080         # a pushed folder, on every address",
+            "pulse-origin --package pkg --listen 127.0.0.1:0 --access-log off   # a free port, printed at start",
+            "pulse-origin --package pkg --memory-cache 1GB --max-connections-per-ip 0   # behind a CDN",
+        ],
         options: [
             .value("package", "<dir>", help: "A package folder (its public/ part is served) or a folder pulse-pack push wrote (required)."),
             .value("listen", "<host:port>", help: "Address to listen on (default 127.0.0.1:8080; port 0 picks a free port)."),
@@ -23,10 +29,10 @@ public enum OriginCommand {
             .value("max-connections-per-ip", "<n>", help: "Open connections per client IP at most, 0 for no limit (default 64)."),
             .value("idle-timeout", "<seconds>", help: "Close a connection silent this long: idle or too slow (default 15)."),
             .value("header-timeout", "<seconds>", help: "A request's line and headers must arrive within this long in all (default 10)."),
-            .value("connection-memory", "<size>", help: "Memory per connection for request and response headers (default 8K: request headers up to about 7K)."),
-            .value("memory-cache", "<size>", help: "Verified blobs kept in memory at most, e.g. 256M (default 256M; 0 disables)."),
-            .value("memory-max-blob", "<size>", help: "Larger blobs are always sent from disk (default 8M)."),
-            .value("max-blob-size", "<size>", help: "Larger blobs are corrupt (500) without being read (default 256M)."),
+            .value("connection-memory", "<size>", help: "Memory per connection for request and response headers (default 8KiB: request headers up to about 7 kB)."),
+            .value("memory-cache", "<size>", help: "Verified blobs kept in memory at most, e.g. 1GB (default 256MiB; 0 disables)."),
+            .value("memory-max-blob", "<size>", help: "Larger blobs are always sent from disk (default 8MiB)."),
+            .value("max-blob-size", "<size>", help: "Larger blobs are corrupt (500) without being read (default 256MiB)."),
             .value("recheck", "<seconds>", help: "Look at a known blob's file again after this long (default 1)."),
             .value("appconfig-max-age", "<seconds>", help: "Cache-Control max-age of app configs (default 60)."),
             .value("shutdown-timeout", "<seconds>", help: "On SIGTERM, wait this long for responses in flight (default 10)."),
@@ -56,7 +62,7 @@ public enum OriginCommand {
         if let value = try arguments.int("idle-timeout", in: 1...86_400) { server.idleTimeoutSeconds = value }
         if let value = try arguments.int("header-timeout", in: 1...3600) { server.headerTimeoutSeconds = value }
         if let value = try size(arguments, "connection-memory") {
-            guard (4096...(1 << 20)).contains(value) else { throw UsageError("--connection-memory must be 4K to 1M") }
+            guard (4096...(1 << 20)).contains(value) else { throw UsageError("--connection-memory must be 4KiB to 1MiB") }
             server.connectionMemoryBytes = value
         }
         if let value = try size(arguments, "memory-cache") { origin.memoryBudget = value }
@@ -68,17 +74,13 @@ public enum OriginCommand {
         return (origin, server, arguments.value("access-log") ?? "-", drain)
     }
 
-    /// `123`, `64K`, `256M`, `2G` (powers of 1024).
+    /// A size as every tool reads it (`ByteCount.parse`): `512K`, `256MB`, `1G` (SI), `256MiB` (powers of 1024).
     static func size(_ arguments: Arguments, _ name: String) throws -> Int? {
         guard let text = arguments.value(name) else { return nil }
-        let units: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
-        var digits = text.uppercased()
-        var unit = 1
-        if let last = digits.last, let factor = units[last] { unit = factor; digits.removeLast() }
-        guard let number = Int(digits), number >= 0, number <= (1 << 40) / unit else {
-            throw UsageError("--\(name) must be a size like 512K, 256M or 1G, got \"\(text)\"")
+        guard let bytes = ByteCount.parse(text), bytes <= 1 << 40 else {
+            throw UsageError("--\(name) must be a size like 512K, 256MB or 1GiB, got \"\(text)\"")
         }
-        return number * unit
+        return bytes
     }
 
     static func run(_ arguments: Arguments) throws -> Int32 {
@@ -93,8 +95,7 @@ public enum OriginCommand {
         }
         let origin = try Origin(configuration: originConfiguration, accessLog: accessLog)
         let server = try HTTPServer(configuration: serverConfiguration, responder: origin)
-        let host = serverConfiguration.listen[..<(serverConfiguration.listen.lastIndex(of: ":") ?? serverConfiguration.listen.endIndex)]
-        Origin.standardError("serving \(originConfiguration.packageRoot.path) on http://\(host):\(server.port) "
+        Origin.standardError("serving \(originConfiguration.packageRoot.path) on http://\(server.boundAddress) "
             + "(\(serverConfiguration.threads) threads, pid \(getpid()))")
         while true {
             let signal = ServerSignals.wait()

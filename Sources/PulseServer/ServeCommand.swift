@@ -100,10 +100,7 @@ enum ServeCommand {
         let sync = SyncServer(storage: storage, certificateKey: certificateKey, configuration: settings.sync, origin: origin, accessLog: accessLog)
         sync.start()
         let server = try HTTPServer(configuration: settings.server, responder: sync)
-        let listen = settings.server.listen
-        var host = String(listen[..<(listen.lastIndex(of: ":") ?? listen.endIndex)])
-        if host.isEmpty || host == "*" { host = "0.0.0.0" }
-        console.err("pulse-server: serving on http://\(host):\(server.port) (\(stateName), \(settings.server.threads) threads, "
+        console.err("pulse-server: serving on http://\(server.boundAddress) (\(stateName), \(settings.server.threads) threads, "
             + "pid \(getpid())\(settings.publicPackage.map { ", public part of \($0)" } ?? ""))")
         while true {
             let signal = ServerSignals.wait()

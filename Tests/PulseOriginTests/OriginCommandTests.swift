@@ -22,11 +22,11 @@ import Testing
 
     @Test func settingsAndSizes() throws {
         let arguments = try #require(try CommandLineTool.parse([
-            "--package", "/p", "--listen", "0.0.0.0:9000", "--memory-cache", "64M", "--memory-max-blob", "512K",
+            "--package", "/p", "--listen", "0.0.0.0:9000", "--memory-cache", "64M", "--memory-max-blob", "512KiB",
             "--allow-origin", "off", "--max-connections-per-ip", "0", "--idle-timeout", "5",
         ], for: OriginCommand.command))
         let (origin, server, log, drain) = try OriginCommand.settings(arguments)
-        #expect(origin.memoryBudget == 64 << 20)
+        #expect(origin.memoryBudget == 64_000_000)  // SI, as every Pulse tool reads sizes (ByteCount)
         #expect(origin.memoryMaxBlob == 512 << 10)
         #expect(origin.allowOrigin == nil)
         #expect(server.listen == "0.0.0.0:9000")
