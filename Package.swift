@@ -34,6 +34,7 @@ let package = Package(
         systemLibrary("CQPDF", pkgConfig: "libqpdf", apt: "libqpdf-dev"),
         systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: "libmicrohttpd-dev"),
         systemLibrary("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
+        systemLibrary("CPostgres", pkgConfig: "libpq", apt: "libpq-dev"),
 
         // Safe wrappers: the only modules that import C or touch unsafe pointers.
         target("PulseCrypto", ["COpenSSL"]),
@@ -42,6 +43,9 @@ let package = Package(
         target("PulseHTTPServer", ["CMicroHTTPD"]),
         target("PulseSystem", []),
         target("PulseSQLite", ["CSQLite"]),
+        target("PulsePostgres", ["CPostgres"]),
+        // A throwaway PostgreSQL cluster (initdb in a temp folder) for the tests of every module that needs one.
+        target("PulsePostgresTesting", ["PulsePostgres"]),
 
         // Pure-Swift domain.
         target("PulseCore", ["PulseCrypto", "PulseCommandLine"]),  // PulseCommandLine: Suggestion for unknown fields
@@ -54,7 +58,8 @@ let package = Package(
             "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseImage", "PulseCommandLine", "PulseAge", "PulseSystem",
         ]),
         target("PulseServer", [
-            "PulseSQLite", "PulseCore", "PulseCrypto", "PulseStore", "PulseAge", "PulseCommandLine", "PulseHTTPServer", "PulseOrigin",
+            "PulseSQLite", "PulsePostgres", "PulseCore", "PulseCrypto", "PulseStore", "PulseAge", "PulseCommandLine", "PulseHTTPServer",
+            "PulseOrigin",
         ]),
 
         // Thin executables: parse arguments, call a library.
@@ -74,9 +79,10 @@ let package = Package(
         testTarget("PulseHTTPServerTests", ["PulseHTTPServer"]),
         testTarget("PulseOriginTests", ["PulseOrigin", "PulseHTTPServer", "PulseCrypto", "PulseCommandLine"]),
         testTarget("PulseSQLiteTests", ["PulseSQLite"]),
+        testTarget("PulsePostgresTests", ["PulsePostgres", "PulsePostgresTesting"]),
         testTarget("PulseServerTests", [
             "PulseServer", "PulseSQLite", "PulseCore", "PulseCrypto", "PulseAge", "PulseCommandLine", "PulsePack", "PulseStore",
-            "PulseHTTPServer",
+            "PulseHTTPServer", "PulsePostgres", "PulsePostgresTesting",
         ]),
         testTarget("PulsePDFTests", ["PulsePDF", "PulseCrypto"]),
         testTarget("PulsePackTests", ["PulsePack", "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseAge"]),

@@ -26,8 +26,8 @@ enum AdminCommand {
 
     static let expiresOption = Option.value("expires", "<duration>", help: "Lifetime: 90s, 30m, 2h, 7d.")
 
-    static func administration(_ arguments: Arguments) throws -> Administration {
-        Administration(storage: try ServerCommand.storage(arguments))
+    static func administration(_ arguments: Arguments, _ console: Console) throws -> Administration {
+        Administration(storage: try ServerCommand.storage(arguments, console))
     }
 
     static func lifetime(_ arguments: Arguments) throws -> Int64? {
@@ -57,7 +57,7 @@ enum AdminCommand {
         Command(
             name: "create", abstract: "Mint a single-use device code (prints it) for one session or a whole series.",
             options: [
-                ServerCommand.dataOption, .value("series", "<id>", help: "Devices enrolled with it may read the whole series."),
+                ServerCommand.dataOption, ServerCommand.databaseOption, .value("series", "<id>", help: "Devices enrolled with it may read the whole series."),
                 .value("session", "<id>", help: "Devices enrolled with it may read this session only."),
                 .value("expires", "<duration>", help: "Lifetime: 90s, 30m, 2h, 7d (default 24h)."), ServerCommand.jsonOption,
             ],
@@ -68,7 +68,7 @@ enum AdminCommand {
                 case let (nil, session?): scope = .session(session)
                 default: throw UsageError("give exactly one of --series <id> or --session <id>")
                 }
-                let minted = try administration(arguments).createDeviceCode(
+                let minted = try administration(arguments, console).createDeviceCode(
                     scope: scope, lifetime: try lifetime(arguments) ?? Administration.deviceCodeLifetime)
                 printMinted(minted, arguments, console: console)
                 return ExitCode.success
@@ -79,12 +79,12 @@ enum AdminCommand {
         Command(
             name: "create", abstract: "Mint a durable registration token (prints it) for a series.",
             options: [
-                ServerCommand.dataOption, .value("series", "<id>", help: "The series (required)."),
+                ServerCommand.dataOption, ServerCommand.databaseOption, .value("series", "<id>", help: "The series (required)."),
                 .value("max-devices", "<n>", help: "Devices at most (default: no cap)."), expiresOption, ServerCommand.jsonOption,
             ],
             run: { arguments in
                 guard let series = arguments.value("series") else { throw UsageError("missing --series <id>") }
-                let minted = try administration(arguments).createRegistrationToken(
+                let minted = try administration(arguments, console).createRegistrationToken(
                     series: series, maxDevices: try arguments.int("max-devices", in: 1...10_000_000), lifetime: try lifetime(arguments))
                 printMinted(minted, arguments, console: console)
                 return ExitCode.success
@@ -94,9 +94,9 @@ enum AdminCommand {
     static func staffTokenCreate(_ console: Console) -> Command {
         Command(
             name: "create", abstract: "Mint a staff bearer token (prints it) for /api/staff.",
-            options: [ServerCommand.dataOption, expiresOption, ServerCommand.jsonOption],
+            options: [ServerCommand.dataOption, ServerCommand.databaseOption, expiresOption, ServerCommand.jsonOption],
             run: { arguments in
-                printMinted(try administration(arguments).createStaffToken(lifetime: try lifetime(arguments)), arguments, console: console)
+                printMinted(try administration(arguments, console).createStaffToken(lifetime: try lifetime(arguments)), arguments, console: console)
                 return ExitCode.success
             })
     }
@@ -104,10 +104,10 @@ enum AdminCommand {
     static func tokenRevoke(_ console: Console) -> Command {
         Command(
             name: "revoke", abstract: "Revoke a device code or token, given by its text or by the id 'token list' shows.",
-            options: [ServerCommand.dataOption],
+            options: [ServerCommand.dataOption, ServerCommand.databaseOption],
             positionals: [Positional("token", help: "The code or token, or its 12-digit id.")],
             run: { arguments in
-                try administration(arguments).revokeToken(try arguments.required("token"))
+                try administration(arguments, console).revokeToken(try arguments.required("token"))
                 console.err("revoked")
                 return ExitCode.success
             })
@@ -116,9 +116,9 @@ enum AdminCommand {
     static func tokenList(_ console: Console) -> Command {
         Command(
             name: "list", abstract: "List device codes and tokens (ids only, never the secrets), newest first.",
-            options: [ServerCommand.dataOption, ServerCommand.jsonOption],
+            options: [ServerCommand.dataOption, ServerCommand.databaseOption, ServerCommand.jsonOption],
             run: { arguments in
-                let records = try ServerCommand.storage(arguments).credentials()
+                let records = try ServerCommand.storage(arguments, console).credentials()
                 if arguments.flag("json") {
                     console.out(String(decoding: JSONValue.array(records.map(json)).prettyBytes.dropLast(), as: UTF8.self))
                 } else {
@@ -160,9 +160,9 @@ enum AdminCommand {
     static func deviceList(_ console: Console) -> Command {
         Command(
             name: "list", abstract: "List enrolled devices, oldest first.",
-            options: [ServerCommand.dataOption, ServerCommand.jsonOption],
+            options: [ServerCommand.dataOption, ServerCommand.databaseOption, ServerCommand.jsonOption],
             run: { arguments in
-                let devices = try ServerCommand.storage(arguments).devices()
+                let devices = try ServerCommand.storage(arguments, console).devices()
                 if arguments.flag("json") {
                     console.out(String(decoding: JSONValue.array(devices.map(json)).prettyBytes.dropLast(), as: UTF8.self))
                 } else {
@@ -191,9 +191,9 @@ enum AdminCommand {
     static func deviceRevoke(_ console: Console) -> Command {
         Command(
             name: "revoke", abstract: "Revoke a device: every request it signs is refused from now on.",
-            options: [ServerCommand.dataOption], positionals: [Positional("id", help: "The device id ('device list').")],
+            options: [ServerCommand.dataOption, ServerCommand.databaseOption], positionals: [Positional("id", help: "The device id ('device list').")],
             run: { arguments in
-                try administration(arguments).revokeDevice(id: try arguments.required("id"))
+                try administration(arguments, console).revokeDevice(id: try arguments.required("id"))
                 console.err("revoked")
                 return ExitCode.success
             })

@@ -1,14 +1,20 @@
 import Foundation
 
 /// Where the CLI writes: standard output for data (codes, tokens, lists, JSON), standard error for
-/// notes and errors. Tests pass closures that capture both.
+/// notes and errors; and the environment it reads (`PULSE_DATABASE_URL`). Tests pass closures that
+/// capture both outputs, and an environment of their own.
 public struct Console: Sendable {
     public var out: @Sendable (String) -> Void
     public var err: @Sendable (String) -> Void
+    public var environment: [String: String]
 
-    public init(out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void) {
+    public init(
+        out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) {
         self.out = out
         self.err = err
+        self.environment = environment
     }
 
     public static let standard = Console(

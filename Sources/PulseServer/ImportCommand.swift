@@ -17,7 +17,7 @@ enum ImportCommand {
                 older than the one held.
                 """,
             options: [
-                ServerCommand.dataOption,
+                ServerCommand.dataOption, ServerCommand.databaseOption,
                 .value("identity", "<file>", help: "age identity file opening sealed key tables (.json.age); may be repeated.", repeating: true),
                 .flag("replace-package", help: "Accept sessions imported from another package id, dropping their old key tables."),
                 ServerCommand.jsonOption,
@@ -28,7 +28,7 @@ enum ImportCommand {
 
     static func run(_ arguments: Arguments, console: Console) throws -> Int32 {
         let package = try arguments.required("package")
-        guard arguments.value("data") != nil else { throw UsageError("missing --data <dir>") }
+        try ServerCommand.checkStorageGiven(arguments, console)
         var identities: [AgeIdentity] = []
         for path in arguments.values("identity") {
             let text: String
@@ -39,7 +39,7 @@ enum ImportCommand {
         }
         // Read and check the whole package before the database is even opened.
         let plan = try PackageReader(package: URL(fileURLWithPath: package), identities: identities).read()
-        let storage = try ServerCommand.storage(arguments)
+        let storage = try ServerCommand.storage(arguments, console)
         let summary = try storage.importContent(plan, options: ImportOptions(replacePackage: arguments.flag("replace-package")), at: TimeText.now())
         console.out(arguments.flag("json") ? String(decoding: summary.json.prettyBytes.dropLast(), as: UTF8.self) : summary.line)
         return ExitCode.success

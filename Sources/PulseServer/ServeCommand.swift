@@ -18,7 +18,7 @@ enum ServeCommand {
                 the access log. See docs/server.md.
                 """,
             options: [
-                ServerCommand.dataOption,
+                ServerCommand.dataOption, ServerCommand.databaseOption,
                 .value("listen", "<host:port>", help: "Address to listen on (default 127.0.0.1:8080; :8080 for every interface; port 0 picks a free port)."),
                 .value("public", "<dir>", help: "A package (its public/ part) to serve assets and app configs from."),
                 .value("trusted-proxy", "<cidr>", help: "A proxy whose X-Forwarded-For is believed, e.g. 10.0.0.5 or 10.0.0.0/24; may be repeated.", repeating: true),
@@ -77,7 +77,16 @@ enum ServeCommand {
         // loop below.
         ServerSignals.block()
         let folder = try ServerCommand.dataFolder(arguments)
-        let storage = try folder.openStorage(connections: 2 * settings.server.threads + settings.sync.writeThreads + 2)
+        let connections = 2 * settings.server.threads + settings.sync.writeThreads + 2
+        // PostgreSQL (shared with other instances) when --database or PULSE_DATABASE_URL names it; the data
+        // folder then holds only the device certificate key, which every instance must share.
+        let database = try ServerCommand.databaseURL(arguments, console)
+        let storage: any ServerStorage = if let database {
+            try PostgresStorage(url: database, connections: connections)
+        } else {
+            try folder.openStorage(connections: connections)
+        }
+        let stateName = (storage as? PostgresStorage).map { "database \($0.configuration.redacted), certificate key in \(folder.url.path)" } ?? "data \(folder.url.path)"
         let certificateKey = try DeviceCertificateKey.loadOrCreate(in: folder)
         let accessLog: AccessLog? = switch settings.accessLog {
         case "off": nil
@@ -91,7 +100,7 @@ enum ServeCommand {
         let sync = SyncServer(storage: storage, certificateKey: certificateKey, configuration: settings.sync, origin: origin, accessLog: accessLog)
         sync.start()
         let server = try HTTPServer(configuration: settings.server, responder: sync)
-        console.err("pulse-server: serving on http://\(server.boundAddress) (data \(folder.url.path), \(settings.server.threads) threads, "
+        console.err("pulse-server: serving on http://\(server.boundAddress) (\(stateName), \(settings.server.threads) threads, "
             + "pid \(getpid())\(settings.publicPackage.map { ", public part of \($0)" } ?? ""))")
         while true {
             let signal = ServerSignals.wait()

@@ -14,6 +14,9 @@ public struct ServerError: Error, Equatable, CustomStringConvertible {
         case unsafeFile
         /// Storage failed (exit 1, HTTP 500).
         case storage
+        /// The database cannot be reached right now (PostgreSQL down, restarting, or the network to it
+        /// broken): nothing was decided, asking again later may work (exit 1, HTTP 503 with Retry-After).
+        case unavailable
     }
 
     public let kind: Kind
@@ -32,7 +35,7 @@ public struct ServerError: Error, Equatable, CustomStringConvertible {
     public var exitCode: Int32 {
         switch kind {
         case .badInput, .notFound, .conflict: 65
-        case .unsafeFile, .storage: 1
+        case .unsafeFile, .storage, .unavailable: 1
         }
     }
 
@@ -43,6 +46,7 @@ public struct ServerError: Error, Equatable, CustomStringConvertible {
         case .notFound: 404
         case .conflict: 409
         case .unsafeFile, .storage: 500
+        case .unavailable: 503
         }
     }
 

@@ -22,6 +22,11 @@ public protocol ServerStorage: AnyObject, Sendable {
     /// and key tables are still current.
     func generation() throws -> StorageGeneration
 
+    /// Throws when the database cannot be reached now (`/healthz`). A backend whose `generation()` asks
+    /// the database anyway needs nothing more (the default); one that answers it from memory
+    /// (PostgreSQL) makes a round trip here.
+    func checkAvailable() throws
+
     // MARK: Credentials
 
     /// Stores a new credential (device code, registration token or staff token).
@@ -96,6 +101,10 @@ public protocol ServerStorage: AnyObject, Sendable {
     /// `now` is the server's clock in seconds with a fraction. SQLite keeps the buckets in memory (one
     /// box); a backend shared by several instances keeps them where every instance sees them.
     func takeRateToken(_ key: String, limit: RateLimit, at now: Double) throws -> RateDecision
+}
+
+extension ServerStorage {
+    public func checkAvailable() throws {}
 }
 
 /// See `ServerStorage.generation()`. Compare for equality only.

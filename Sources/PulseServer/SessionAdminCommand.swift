@@ -19,7 +19,7 @@ enum SessionAdminCommand {
                 --no-venue-networks unlocks.
                 """,
             options: [
-                ServerCommand.dataOption,
+                ServerCommand.dataOption, ServerCommand.databaseOption,
                 .value("state", "<state>", help: "One of \(SessionState.names)."),
                 .value("max-shown", "<n>", help: "Raise the live frontier to slide n (0-based)."),
                 .value("allow-download", "<true|false>", help: "Ended sessions release the whole deck when true."),
@@ -49,7 +49,7 @@ enum SessionAdminCommand {
                     }
                 }
                 guard !update.isEmpty else { throw UsageError("nothing to set: give --state, --max-shown, --allow-download or venue networks") }
-                let record = try AdminCommand.administration(arguments).setSession(id: try arguments.required("id"), update)
+                let record = try AdminCommand.administration(arguments, console).setSession(id: try arguments.required("id"), update)
                 show(record, arguments, console: console)
                 return ExitCode.success
             })
@@ -58,11 +58,11 @@ enum SessionAdminCommand {
     static func advance(_ console: Console) -> Command {
         Command(
             name: "advance", abstract: "The presenter's advance: raise the frontier to slide n (live; rehearsal moves its own).",
-            options: [ServerCommand.dataOption, .value("to", "<n>", help: "The slide now shown (0-based, required)."), ServerCommand.jsonOption],
+            options: [ServerCommand.dataOption, ServerCommand.databaseOption, .value("to", "<n>", help: "The slide now shown (0-based, required)."), ServerCommand.jsonOption],
             positionals: [Positional("id", help: "The session id.")],
             run: { arguments in
                 guard let slide = try arguments.int("to", in: 0...1_000_000) else { throw UsageError("missing --to <n>") }
-                let (record, _) = try AdminCommand.administration(arguments).advance(sessionId: try arguments.required("id"), to: slide)
+                let (record, _) = try AdminCommand.administration(arguments, console).advance(sessionId: try arguments.required("id"), to: slide)
                 show(record, arguments, console: console)
                 return ExitCode.success
             })
@@ -71,9 +71,9 @@ enum SessionAdminCommand {
     static func list(_ console: Console) -> Command {
         Command(
             name: "list", abstract: "List sessions with their state, frontier and deck.",
-            options: [ServerCommand.dataOption, ServerCommand.jsonOption],
+            options: [ServerCommand.dataOption, ServerCommand.databaseOption, ServerCommand.jsonOption],
             run: { arguments in
-                let sessions = try ServerCommand.storage(arguments).sessions()
+                let sessions = try ServerCommand.storage(arguments, console).sessions()
                 if arguments.flag("json") {
                     console.out(String(decoding: JSONValue.array(sessions.map(json)).prettyBytes.dropLast(), as: UTF8.self))
                 } else {

@@ -29,6 +29,7 @@ enum StaffAPI {
         case .notFound: "notFound"
         case .conflict: "conflict"
         case .unsafeFile, .storage: "internal"
+        case .unavailable: "unavailable"
         }
         return SyncAnswers.json(error.httpStatus, ["error": .string(name), "message": .string(error.message)], note: "staff:" + name)
     }

@@ -22,7 +22,7 @@ final class SyncAnswers: Sendable {
     let badKey = SharedResponse(SyncAnswers.json(400, #"{"error":"badKey"}"#))
     /// `500`, with no internal text.
     let internalError = SharedResponse(SyncAnswers.json(500, #"{"error":"internal"}"#))
-    /// `503` while the server is stopping or a queue is full.
+    /// `503` while the server is stopping, a queue is full, or the database cannot be reached.
     let unavailable = SharedResponse(SyncAnswers.json(503, #"{"error":"unavailable"}"#, extra: [HTTPHeader("Retry-After", "1")]))
     /// `405` on the public read routes and on enroll (the device-scoped ones answer `notFound`).
     let readOnly = SharedResponse(SyncAnswers.json(405, #"{"error":"methodNotAllowed"}"#, extra: [HTTPHeader("Allow", "GET, HEAD")]))

@@ -130,6 +130,10 @@ public final class SyncServer: HTTPResponder {
             if path.starts(with: Self.staffPrefix) { return try staff(request, path: path.dropFirst(Self.staffPrefix.count), query: query) }
             if path.elementsEqual(Self.healthPath) { return try health() }
             return HTTPResponse(answers.notFound, "no:route")
+        } catch let error as ServerError where error.kind == .unavailable {
+            // The database is away (restarting, failing over): never an answer made up without it.
+            alarm("database unavailable answering \(request.method) \(String(decoding: path, as: UTF8.self)): \(error)")
+            return HTTPResponse(answers.unavailable, "db-unavailable")
         } catch {
             alarm("error answering \(request.method) \(String(decoding: path, as: UTF8.self)): \(error)")
             return HTTPResponse(answers.internalError, "error")
@@ -151,8 +155,9 @@ public final class SyncServer: HTTPResponder {
     /// Whole seconds of the server's clock.
     func seconds(_ now: Double) -> Int64 { Int64(now.rounded(.down)) }
 
-    /// `GET /healthz`: 200 while storage answers.
+    /// `GET /healthz`: 200 while storage answers (503 while the database cannot be reached).
     private func health() throws -> HTTPResponse {
+        try storage.checkAvailable()
         try cache.revalidate()
         return HTTPResponse(answers.healthy, "health")
     }
@@ -170,6 +175,9 @@ public final class SyncServer: HTTPResponder {
         let accepted = writes.submit { [self] in
             do {
                 later.complete(try work())
+            } catch let error as ServerError where error.kind == .unavailable {
+                alarm("database unavailable in \(note): \(error)")
+                later.complete(HTTPResponse(answers.unavailable, "db-unavailable"))
             } catch let error as ServerError where error.kind != .storage && error.kind != .unsafeFile {
                 later.complete(StaffAPI.error(error))
             } catch {

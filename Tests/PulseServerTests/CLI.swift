@@ -10,9 +10,12 @@ enum CLI {
         var text: String { (out + err).joined(separator: "\n") }
     }
 
+    /// Runs with an empty environment: a PULSE_DATABASE_URL set where the tests run must not send
+    /// them to that database.
     static func run(_ arguments: [String]) -> Result {
         let capture = Lines()
-        let code = ServerCommand.main(arguments, console: Console(out: { capture.add(out: $0) }, err: { capture.add(err: $0) }))
+        let console = Console(out: { capture.add(out: $0) }, err: { capture.add(err: $0) }, environment: [:])
+        let code = ServerCommand.main(arguments, console: console)
         return Result(code: code, out: capture.out, err: capture.err)
     }
 }

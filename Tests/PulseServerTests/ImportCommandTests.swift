@@ -96,6 +96,6 @@ import Testing
         #expect(!badIdentity.err[0].contains("NOPE"))
 
         let usage = CLI.run(["import", folder.url.path])
-        #expect(usage.code == 64 && usage.err.first == "pulse-server: error: import: missing --data <dir>")
+        #expect(usage.code == 64 && usage.err.first == "pulse-server: error: import: missing --data <dir> (or --database <url>, or PULSE_DATABASE_URL)")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PulseServer
 import Testing
 
 /// The built `pulse-server` executable, `serve` on a free loopback port, standard error collected line by
@@ -16,10 +17,14 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     /// Runs `pulse-server serve --data <data> --listen 127.0.0.1:0 <arguments>` and waits for its address.
-    init(data: String, _ arguments: [String] = [], waitForStart: Bool = true) throws {
+    /// - Parameter environment: added to this process's environment, from which PULSE_DATABASE_URL is
+    ///   removed (one set where the tests run must not send the server to that database).
+    init(data: String, _ arguments: [String] = [], environment: [String: String] = [:], waitForStart: Bool = true) throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build the pulse-server executable first (swift build)")
         process.executableURL = Self.binary
         process.arguments = ["serve", "--data", data, "--listen", "127.0.0.1:0"] + arguments
+        process.environment = ProcessInfo.processInfo.environment.filter { $0.key != ServerCommand.databaseVariable }
+            .merging(environment) { $1 }
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         let reader = errors.fileHandleForReading

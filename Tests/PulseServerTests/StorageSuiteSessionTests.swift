@@ -120,12 +120,12 @@ import Testing
         let instance = try backend.make()
         try TestContent.seed(instance.storage, "talk")
         let peer = try instance.peer()
-        let before = try instance.storage.generation()
+        let before = try instance.settledGeneration()
         #expect(try instance.storage.generation() == before)  // stable while nothing changes
         _ = try peer.advance(sessionId: "talk", to: 1, at: 1100)  // draft: refused, nothing changed
-        #expect(try instance.storage.generation() == before)
+        #expect(try instance.settledGeneration() == before)
         _ = try peer.updateSession(id: "talk", SessionUpdate(state: .live), at: 1100)
-        let afterPeer = try instance.storage.generation()
+        let afterPeer = try instance.settledGeneration()
         #expect(afterPeer != before)
         _ = try instance.storage.advance(sessionId: "talk", to: 1, at: 1101)
         #expect(try instance.storage.generation() != afterPeer)
@@ -137,9 +137,9 @@ import Testing
         let storage = instance.storage
         let peer = try instance.peer()
         try TestContent.seed(storage, "talk", state: .live)
-        var last = try storage.generation()
+        var last = try instance.settledGeneration()
         func changed(_ what: String, _ expected: Bool, sourceLocation: SourceLocation = #_sourceLocation) throws {
-            let now = try storage.generation()
+            let now = try instance.settledGeneration()
             #expect((now != last) == expected, "\(what)", sourceLocation: sourceLocation)
             last = now
         }

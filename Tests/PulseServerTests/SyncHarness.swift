@@ -21,7 +21,7 @@ final class TestClock: Sendable {
 final class SyncHarness: @unchecked Sendable {
     let folder: TemporaryFolder
     let data: DataFolder
-    let storage: SQLiteStorage
+    let storage: any ServerStorage
     let certificateKey: DeviceCertificateKey
     let clock: TestClock
     let sync: SyncServer
@@ -32,11 +32,12 @@ final class SyncHarness: @unchecked Sendable {
     init(
         _ name: String = #function, clock: TestClock = TestClock(),
         configure: (inout SyncConfiguration) -> Void = { _ in }, serverConfigure: (inout HTTPServer.Configuration) -> Void = { _ in },
-        origin: (any HTTPResponder)? = nil
+        origin: (any HTTPResponder)? = nil, storage makeStorage: (() throws -> any ServerStorage)? = nil
     ) throws {
         folder = try TemporaryFolder(name)
         data = try DataFolder.prepare(folder.url.appendingPathComponent("data").path)
-        storage = try data.openStorage()
+        // The data folder's SQLite file, or the storage given (PostgreSQL shared with other harnesses).
+        storage = try makeStorage?() ?? data.openStorage()
         certificateKey = try DeviceCertificateKey.loadOrCreate(in: data)
         self.clock = clock
         var configuration = SyncConfiguration()

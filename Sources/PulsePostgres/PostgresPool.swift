@@ -1,0 +1,108 @@
+import Foundation
+
+/// A bounded pool of connections to one database, so several threads can use it at once without ever
+/// sharing a connection: each `withConnection` call has its connection to itself.
+///
+/// Connections are opened lazily, up to `capacity`; a caller finding none idle waits for one. A
+/// connection that broke (the server restarted, the network failed) is never handed out again: at
+/// checkout an idle connection is checked without a round trip (`isUsable`) and reconnected
+/// (`PQreset`) when it died while idle; one that failed while in use is closed at checkin.
+public final class PostgresPool: @unchecked Sendable {
+    public let configuration: PostgresConfiguration
+    /// Round trips of every connection of this pool.
+    public let roundTrips = RoundTripCounter()
+    private let capacity: Int
+    private let condition = NSCondition()
+    // Guarded by `condition`.
+    private var idle: [PostgresConnection] = []
+    private var opened = 0
+
+    /// - Parameter capacity: connections at most.
+    public init(configuration: PostgresConfiguration, capacity: Int) {
+        precondition(capacity > 0)
+        self.configuration = configuration
+        self.capacity = capacity
+    }
+
+    /// Runs `body` with a connection no other thread uses meanwhile.
+    /// - Parameter retryingBrokenConnection: when `body` finds the connection broken (`.unavailable`)
+    ///   and it was one opened earlier, run `body` once more on a new connection: for reads, which
+    ///   decide nothing and may run twice. Never for writes: a connection can break after the server
+    ///   committed. A connection that cannot be made at all is not tried twice (with a server that
+    ///   does not answer, each try waits for `connect_timeout`).
+    /// - Throws: `PostgresError(.unavailable)` when no connection can be made, or what `body` throws.
+    public func withConnection<T>(retryingBrokenConnection: Bool = false, _ body: (PostgresConnection) throws -> T) throws -> T {
+        let (connection, fresh) = try checkOut()
+        do {
+            defer { checkIn(connection) }
+            return try body(connection)
+        } catch let error as PostgresError where error.kind == .unavailable && retryingBrokenConnection && !fresh {
+            return try withConnection(body)
+        }
+    }
+
+    /// Runs `body` in a transaction on a pooled connection, running it again (up to `attempts`
+    /// times in all) when the server reports a serialization failure or a deadlock: such a
+    /// transaction did nothing, so running it again is safe.
+    public func transaction<T>(
+        _ isolation: PostgresConnection.Isolation = .readCommitted, attempts: Int = 5, _ body: (PostgresConnection) throws -> T
+    ) throws -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try withConnection { try $0.transaction(isolation, body) }
+            } catch let error as PostgresError where error.isRetryable && attempt < attempts {
+                attempt += 1
+            }
+        }
+    }
+
+    /// Connections open now (idle or in use).
+    public var openConnections: Int { condition.withLock { opened } }
+
+    /// A connection, and whether it was (re)connected just now.
+    private func checkOut() throws -> (PostgresConnection, fresh: Bool) {
+        condition.lock()
+        while idle.isEmpty && opened >= capacity { condition.wait() }
+        if let connection = idle.popLast() {
+            condition.unlock()
+            if connection.isUsable() { return (connection, false) }
+            do {
+                try connection.reset()
+                return (connection, true)
+            } catch {
+                release()
+                throw error
+            }
+        }
+        opened += 1
+        condition.unlock()
+        do {
+            return (try PostgresConnection(configuration, counter: roundTrips), true)
+        } catch {
+            release()
+            throw error
+        }
+    }
+
+    private func checkIn(_ connection: PostgresConnection) {
+        // A body that escaped a transaction some other way must not hand an open one to the next caller.
+        connection.rollback()
+        guard !connection.connectionLost && !connection.isInTransaction else {
+            release()  // closed when the last reference goes
+            return
+        }
+        condition.lock()
+        idle.append(connection)
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Frees the place of a connection that was closed or never opened.
+    private func release() {
+        condition.lock()
+        opened -= 1
+        condition.signal()
+        condition.unlock()
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import PulseCommandLine
+import PulseCore
+import PulsePostgres
+
+/// `pulse-server migrate --from sqlite:DIR --to postgresql://… [--replace] [--json]`
+enum MigrateCommand {
+    static func command(console: Console) -> Command {
+        Command(
+            name: "migrate",
+            abstract: "Move a single-box event from its SQLite data folder into PostgreSQL, in one transaction, and check the counts.",
+            discussion: """
+                Stop the SQLite server first: what it writes after the copy starts stays behind. Everything moves: credentials,
+                devices, sessions with their states and frontiers, manifests, gated resources, key tables, series, change logs,
+                diagnostic samples, and replay keys that have not expired. The SQLite file is only read. The target database
+                must hold no pulse-server data (its schema is created when missing) unless --replace, which empties it in the
+                same transaction. Copy device-cert-key.pem from DIR to every instance's --data folder: devices hold
+                certificates signed with it.
+                """,
+            options: [
+                .value("from", "<sqlite:dir>", help: "The data folder of the SQLite server, as sqlite:DIR."),
+                .value("to", "<url>", help: "The PostgreSQL database, postgresql://…. Default: $\(ServerCommand.databaseVariable)."),
+                .flag("replace", help: "Empty the target's pulse-server tables first (everything in them is lost)."),
+                ServerCommand.jsonOption,
+            ],
+            run: { arguments in try run(arguments, console: console) })
+    }
+
+    static func run(_ arguments: Arguments, console: Console) throws -> Int32 {
+        guard let from = arguments.value("from") else { throw UsageError("missing --from sqlite:<dir>") }
+        guard from.hasPrefix("sqlite:"), from.count > "sqlite:".count else {
+            throw UsageError("--from must be sqlite:<dir>, the data folder of the SQLite server, got \"\(from)\"")
+        }
+        let folder = URL(fileURLWithPath: String(from.dropFirst("sqlite:".count))).standardizedFileURL
+        let url = arguments.value("to") ?? console.environment[ServerCommand.databaseVariable].flatMap { $0.isEmpty ? nil : $0 }
+        guard let url else { throw UsageError("missing --to postgresql://… (or \(ServerCommand.databaseVariable))") }
+        guard url.hasPrefix("postgresql://") || url.hasPrefix("postgres://") else {
+            throw UsageError("--to must be a postgresql:// URL (postgresql://user:password@host:port/database)")
+        }
+        let target: PostgresConfiguration
+        do { target = try PostgresConfiguration(url) } catch {
+            throw UsageError("--to is not a URL libpq reads: \(error.message)")
+        }
+        let migrator = PostgresMigrator(
+            source: folder.appendingPathComponent(DataFolder.databaseName).path, target: target, replace: arguments.flag("replace"),
+            now: TimeText.now())
+        let counts = try migrator.run()
+        if arguments.flag("json") {
+            let json = JSONValue.object([
+                "from": .string(folder.path), "to": .string(target.redacted),
+                "tables": .array(counts.map { ["table": .string($0.table), "rows": .int($0.rows), "leftBehind": .int($0.leftBehind)] }),
+            ])
+            console.out(String(decoding: json.prettyBytes.dropLast(), as: UTF8.self))
+        } else {
+            let tables = counts.map { count in
+                "\(count.table) \(count.rows)" + (count.leftBehind > 0 ? " (\(count.leftBehind) expired left behind)" : "")
+            }
+            console.out("moved sqlite:\(folder.path) to \(target.redacted): " + tables.joined(separator: ", ") + "; every count checked")
+        }
+        return ExitCode.success
+    }
+}

@@ -1,0 +1,196 @@
+import PulsePostgres
+
+/// The PostgreSQL schema, one migration per version. Append new versions; never edit a released one.
+///
+/// The same tables and CHECK constraints as `SQLiteSchema` (integers are `bigint`, blobs `bytea`,
+/// `allow_download` a boolean), less the `generation` row: instances learn of each other's changes
+/// from `NOTIFY pulse_changes`, sent by triggers in the transaction that makes the change (delivered
+/// at its COMMIT, never for a rollback). Replay keys and samples have no trigger: they are written on
+/// every signed POST and no cache holds them.
+enum PostgresSchema {
+    /// The `LISTEN` channel of change notifications.
+    static let channel = "pulse_changes"
+    /// `pg_advisory_xact_lock` key taken by migrations (and by `migrate`): "pulsesrv" in ASCII.
+    static let migrationLock: Int64 = 0x70756C73_65737276
+    /// `pg_advisory_xact_lock` key taken by imports: one import at a time, across all instances.
+    static let importLock: Int64 = 0x70756C73_65696D70
+
+    static let migrations = [
+        PostgresMigration(version: 1, sql: """
+            CREATE TABLE credentials (
+                hash bytea PRIMARY KEY,
+                listing_id text NOT NULL,
+                kind text NOT NULL CHECK (kind IN ('device-code', 'registration-token', 'staff-token')),
+                scope_kind text CHECK (scope_kind IN ('session', 'series')),
+                scope_id text,
+                max_devices bigint CHECK (max_devices IS NULL OR max_devices >= 1),
+                devices_enrolled bigint NOT NULL DEFAULT 0,
+                created_at bigint NOT NULL,
+                expires_at bigint,
+                used_at bigint,
+                revoked_at bigint,
+                CHECK ((kind = 'staff-token') = (scope_kind IS NULL)),
+                CHECK ((scope_kind IS NULL) = (scope_id IS NULL)),
+                CHECK (kind <> 'device-code' OR devices_enrolled <= 1),
+                CHECK (max_devices IS NULL OR devices_enrolled <= max_devices)
+            );
+            CREATE INDEX credentials_listing ON credentials (listing_id);
+
+            CREATE TABLE devices (
+                id text PRIMARY KEY,
+                public_key bytea NOT NULL,
+                platform text NOT NULL,
+                name text NOT NULL,
+                scope_kind text NOT NULL CHECK (scope_kind IN ('session', 'series')),
+                scope_id text NOT NULL,
+                credential_hash bytea NOT NULL REFERENCES credentials (hash),
+                enrolled_at bigint NOT NULL,
+                revoked_at bigint
+            );
+            CREATE INDEX devices_credential ON devices (credential_hash);
+
+            CREATE TABLE sessions (
+                id text PRIMARY KEY,
+                state text NOT NULL DEFAULT 'draft' CHECK (state IN ('draft', 'scheduled', 'rehearsal', 'live', 'ended')),
+                max_shown bigint CHECK (max_shown >= 0),
+                rehearsal_max_shown bigint CHECK (rehearsal_max_shown >= 0),
+                allow_download boolean NOT NULL DEFAULT false,
+                package_id text NOT NULL,
+                series_id text,
+                package_version text NOT NULL,
+                deck_version bigint NOT NULL,
+                slide_count bigint NOT NULL CHECK (slide_count >= 0),
+                manifest bytea NOT NULL,
+                gated bytea NOT NULL,
+                change_sequence bigint NOT NULL DEFAULT 0,
+                updated_at bigint NOT NULL
+            );
+
+            CREATE TABLE venue_networks (
+                session_id text NOT NULL REFERENCES sessions (id),
+                network text NOT NULL,
+                PRIMARY KEY (session_id, network)
+            );
+
+            CREATE TABLE key_tables (
+                session_id text NOT NULL REFERENCES sessions (id),
+                deck_version bigint NOT NULL,
+                package_id text NOT NULL,
+                digest bytea NOT NULL,
+                slides bytea NOT NULL,
+                imported_at bigint NOT NULL,
+                PRIMARY KEY (session_id, deck_version)
+            );
+
+            CREATE TABLE series (
+                id text PRIMARY KEY,
+                package_id text NOT NULL,
+                package_version text NOT NULL,
+                manifest bytea NOT NULL,
+                updated_at bigint NOT NULL
+            );
+
+            CREATE TABLE series_sessions (
+                series_id text NOT NULL REFERENCES series (id),
+                position bigint NOT NULL,
+                session_id text NOT NULL,
+                PRIMARY KEY (series_id, session_id)
+            );
+
+            CREATE TABLE session_changes (
+                session_id text NOT NULL REFERENCES sessions (id),
+                sequence bigint NOT NULL,
+                at bigint NOT NULL,
+                kind text NOT NULL CHECK (kind IN ('advance', 'rehearsal-advance', 'state', 'settings', 'content')),
+                max_shown bigint,
+                deck_version bigint,
+                state text,
+                package_version text,
+                PRIMARY KEY (session_id, sequence)
+            );
+
+            CREATE TABLE replay_keys (
+                key bytea PRIMARY KEY,
+                expires_at bigint NOT NULL
+            );
+            CREATE INDEX replay_keys_expiry ON replay_keys (expires_at);
+
+            CREATE TABLE diag_samples (
+                id bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+                session_id text NOT NULL REFERENCES sessions (id),
+                device_id text NOT NULL REFERENCES devices (id),
+                received_at bigint NOT NULL,
+                build text NOT NULL,
+                platform text NOT NULL,
+                connection text NOT NULL
+            );
+            CREATE INDEX diag_samples_session ON diag_samples (session_id, received_at);
+            CREATE INDEX diag_samples_device ON diag_samples (session_id, device_id, id);
+
+            -- Token buckets of the rate limits, shared by every instance: a device that spreads its requests
+            -- over all of them meets one limit. UNLOGGED: no WAL; a crash empties it, which refills every
+            -- bucket, as a restart of a single box does.
+            CREATE UNLOGGED TABLE rate_buckets (
+                key text PRIMARY KEY,
+                tokens double precision NOT NULL,
+                updated_at double precision NOT NULL,
+                last_allowed boolean NOT NULL
+            );
+            CREATE INDEX rate_buckets_updated ON rate_buckets (updated_at);
+
+            -- Change notifications: one NOTIFY per (transaction, payload), delivered at COMMIT. The payload
+            -- is '<table>:<operation>' (devices:INSERT, sessions:UPDATE, …), or for a new entry in a
+            -- session's change log 'session_changes:<kind>:<session id>' (session_changes:advance:keynote).
+            CREATE FUNCTION pulse_notify_change() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                PERFORM pg_notify('pulse_changes', TG_TABLE_NAME || ':' || TG_OP);
+                RETURN NULL;
+            END $$;
+            -- An enroll only counts a device on its credential ('credentials:ENROLL'): no cached credential
+            -- (staff tokens) went stale. Anything else that changes on a credential is 'credentials:UPDATE'.
+            CREATE FUNCTION pulse_notify_credential_update() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                PERFORM pg_notify('pulse_changes', CASE
+                    WHEN (OLD.hash, OLD.listing_id, OLD.kind, OLD.scope_kind, OLD.scope_id, OLD.max_devices, OLD.created_at,
+                          OLD.expires_at, OLD.revoked_at)
+                        IS NOT DISTINCT FROM (NEW.hash, NEW.listing_id, NEW.kind, NEW.scope_kind, NEW.scope_id, NEW.max_devices,
+                          NEW.created_at, NEW.expires_at, NEW.revoked_at)
+                    THEN 'credentials:ENROLL' ELSE 'credentials:UPDATE' END);
+                RETURN NULL;
+            END $$;
+            CREATE FUNCTION pulse_notify_session_change() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                PERFORM pg_notify('pulse_changes', 'session_changes:' || NEW.kind || ':' || NEW.session_id);
+                RETURN NULL;
+            END $$;
+            CREATE TRIGGER credentials_inserted AFTER INSERT OR DELETE ON credentials FOR EACH ROW EXECUTE FUNCTION pulse_notify_change();
+            CREATE TRIGGER credentials_updated AFTER UPDATE ON credentials FOR EACH ROW
+                WHEN (OLD.* IS DISTINCT FROM NEW.*) EXECUTE FUNCTION pulse_notify_credential_update();
+            CREATE TRIGGER devices_inserted AFTER INSERT OR DELETE ON devices FOR EACH ROW EXECUTE FUNCTION pulse_notify_change();
+            CREATE TRIGGER devices_updated AFTER UPDATE ON devices FOR EACH ROW
+                WHEN (OLD.* IS DISTINCT FROM NEW.*) EXECUTE FUNCTION pulse_notify_change();
+            CREATE TRIGGER sessions_inserted AFTER INSERT OR DELETE ON sessions FOR EACH ROW EXECUTE FUNCTION pulse_notify_change();
+            CREATE TRIGGER sessions_updated AFTER UPDATE ON sessions FOR EACH ROW
+                WHEN (OLD.* IS DISTINCT FROM NEW.*) EXECUTE FUNCTION pulse_notify_change();
+            CREATE TRIGGER venue_networks_changed AFTER INSERT OR UPDATE OR DELETE ON venue_networks FOR EACH ROW EXECUTE FUNCTION pulse_notify_change();
+            CREATE TRIGGER key_tables_changed AFTER INSERT OR UPDATE OR DELETE ON key_tables FOR EACH ROW EXECUTE FUNCTION pulse_notify_change();
+            CREATE TRIGGER series_changed AFTER INSERT OR UPDATE OR DELETE ON series FOR EACH ROW EXECUTE FUNCTION pulse_notify_change();
+            CREATE TRIGGER series_sessions_changed AFTER INSERT OR UPDATE OR DELETE ON series_sessions FOR EACH ROW EXECUTE FUNCTION pulse_notify_change();
+            CREATE TRIGGER session_changes_inserted AFTER INSERT ON session_changes FOR EACH ROW EXECUTE FUNCTION pulse_notify_session_change();
+            CREATE TRIGGER credentials_truncated AFTER TRUNCATE ON credentials FOR EACH STATEMENT EXECUTE FUNCTION pulse_notify_change();
+            CREATE TRIGGER devices_truncated AFTER TRUNCATE ON devices FOR EACH STATEMENT EXECUTE FUNCTION pulse_notify_change();
+            CREATE TRIGGER sessions_truncated AFTER TRUNCATE ON sessions FOR EACH STATEMENT EXECUTE FUNCTION pulse_notify_change();
+            CREATE TRIGGER venue_networks_truncated AFTER TRUNCATE ON venue_networks FOR EACH STATEMENT EXECUTE FUNCTION pulse_notify_change();
+            CREATE TRIGGER key_tables_truncated AFTER TRUNCATE ON key_tables FOR EACH STATEMENT EXECUTE FUNCTION pulse_notify_change();
+            CREATE TRIGGER series_truncated AFTER TRUNCATE ON series FOR EACH STATEMENT EXECUTE FUNCTION pulse_notify_change();
+            CREATE TRIGGER series_sessions_truncated AFTER TRUNCATE ON series_sessions FOR EACH STATEMENT EXECUTE FUNCTION pulse_notify_change();
+            CREATE TRIGGER session_changes_truncated AFTER TRUNCATE ON session_changes FOR EACH STATEMENT EXECUTE FUNCTION pulse_notify_change();
+            """),
+    ]
+
+    /// Every table, parents before children (the order `migrate` fills them in).
+    static let tables = [
+        "credentials", "devices", "sessions", "venue_networks", "key_tables", "series", "series_sessions", "session_changes",
+        "replay_keys", "diag_samples", "rate_buckets",
+    ]
+}
