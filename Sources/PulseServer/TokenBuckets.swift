@@ -6,8 +6,9 @@ import Synchronization
 /// takes one; with none left the answer says how long until one is back.
 ///
 /// Sixteen shards, each behind its own lock, so the server's threads rarely wait on each other. A
-/// bucket that has refilled completely is the same as no bucket: every 4096th take in a shard drops those, so memory
-/// follows the clients active in the last few seconds, not every client ever seen.
+/// bucket that has refilled completely is the same as no bucket: a shard drops those on every 4096th take
+/// and on its first take after ten quiet seconds (a shard few clients hash to may never reach 4096 takes),
+/// so memory follows the clients active in the last few seconds, not every client ever seen.
 final class TokenBuckets: Sendable {
     private struct Bucket {
         var tokens: Double
@@ -21,6 +22,7 @@ final class TokenBuckets: Sendable {
     private struct Shard {
         var buckets: [String: Bucket] = [:]
         var takes = 0
+        var swept = -Double.infinity
     }
 
     /// One lock and its buckets (a class: an array cannot hold a `Mutex` itself).
@@ -37,7 +39,10 @@ final class TokenBuckets: Sendable {
         let shard = shards[Int(UInt(bitPattern: hasher.finalize()) % UInt(shards.count))]
         return shard.state.withLock { shard in
             shard.takes += 1
-            if shard.takes % 4096 == 0 { shard.buckets = shard.buckets.filter { !$0.value.isFull(at: now) } }
+            if shard.takes % 4096 == 0 || now - shard.swept >= 10 {
+                shard.buckets = shard.buckets.filter { !$0.value.isFull(at: now) }
+                shard.swept = now
+            }
             var bucket = shard.buckets[key] ?? Bucket(tokens: limit.burst, updated: now, limit: limit)
             bucket.limit = limit
             // A clock that went back refills nothing (and takes nothing away).

@@ -117,7 +117,7 @@ enum Support {
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        try process.run()
+        try runRetryingWhileBusy(process)
         // Both pipes at once: a child blocked on a full stderr pipe would never close stdout.
         let capture = Capture()
         let group = DispatchGroup()
@@ -128,6 +128,17 @@ enum Support {
         group.wait()
         process.waitUntilExit()
         return (process.terminationStatus, capture.out, capture.err)
+    }
+
+    /// Starts `process`, retrying for a moment on ETXTBSY: a program this test process has just written (a
+    /// copied executable) stays "busy" while any child spawned meanwhile by another test still holds the
+    /// copy's write descriptor, until that child's `exec`.
+    static func runRetryingWhileBusy(_ process: Process) throws {
+        for attempt in 1... {
+            do { return try process.run() } catch let error as NSError where error.domain == NSPOSIXErrorDomain && error.code == Int(ETXTBSY) && attempt < 100 {
+                usleep(20_000)
+            }
+        }
     }
 
     /// Runs a program and waits; returns its exit status.
