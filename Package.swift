@@ -25,6 +25,8 @@ let package = Package(
         .executable(name: "pulse-pack-ops", targets: ["pulse-pack-ops"]),
         .executable(name: "pulse-origin", targets: ["pulse-origin"]),
         .executable(name: "pulse-server", targets: ["pulse-server"]),
+        .executable(name: "pulse-device", targets: ["pulse-device"]),
+        .library(name: "PulseDevice", targets: ["PulseDevice"]),
         .library(name: "PulsePack", targets: ["PulsePack"]),
     ],
     targets: [
@@ -40,7 +42,7 @@ let package = Package(
         target("PulsePDF", ["CQPDF", "CZlib", "PulseCrypto"]),
         target("PulseImage", ["CZlib"]),
         target("PulseHTTPServer", ["CMicroHTTPD"]),
-        target("PulseSystem", []),
+        target("PulseSystem", []),  // execv; a raw HTTP/1.1 client over a socket (pulse-conformance)
         target("PulseSQLite", ["CSQLite"]),
 
         // Pure-Swift domain.
@@ -56,6 +58,8 @@ let package = Package(
         target("PulseServer", [
             "PulseSQLite", "PulseCore", "PulseCrypto", "PulseStore", "PulseAge", "PulseCommandLine", "PulseHTTPServer", "PulseOrigin",
         ]),
+        // The reference app client (an app could embed it; the key behind `DeviceKey`), and the contract suite (next).
+        target("PulseDevice", ["PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine"]),
 
         // Thin executables: parse arguments, call a library.
         .executableTarget(name: "pulse-pack", dependencies: ["PulsePack"], swiftSettings: swiftSettings),
@@ -63,6 +67,7 @@ let package = Package(
         .executableTarget(name: "pulse-pack-ops", dependencies: ["PulseOps"], swiftSettings: swiftSettings),
         .executableTarget(name: "pulse-origin", dependencies: ["PulseOrigin"], swiftSettings: swiftSettings),
         .executableTarget(name: "pulse-server", dependencies: ["PulseServer"], swiftSettings: swiftSettings),
+        .executableTarget(name: "pulse-device", dependencies: ["PulseDevice"], swiftSettings: swiftSettings),
         // Scripts/bench-verify: ES256 verifies per second, measured next to `openssl speed ecdsap256`.
         .executableTarget(name: "pulse-bench-verify", dependencies: ["PulseCrypto"], swiftSettings: swiftSettings),
 
