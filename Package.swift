@@ -26,6 +26,7 @@ let package = Package(
         .executable(name: "pulse-origin", targets: ["pulse-origin"]),
         .executable(name: "pulse-server", targets: ["pulse-server"]),
         .executable(name: "pulse-device", targets: ["pulse-device"]),
+        .executable(name: "pulse-conformance", targets: ["pulse-conformance"]),
         .library(name: "PulseDevice", targets: ["PulseDevice"]),
         .library(name: "PulsePack", targets: ["PulsePack"]),
     ],
@@ -58,8 +59,9 @@ let package = Package(
         target("PulseServer", [
             "PulseSQLite", "PulseCore", "PulseCrypto", "PulseStore", "PulseAge", "PulseCommandLine", "PulseHTTPServer", "PulseOrigin",
         ]),
-        // The reference app client (an app could embed it; the key behind `DeviceKey`), and the contract suite (next).
+        // The reference app client (an app could embed it; the key behind `DeviceKey`), and the contract suite.
         target("PulseDevice", ["PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine"]),
+        target("PulseConformance", ["PulseDevice", "PulseCrypto", "PulseCore", "PulseCommandLine", "PulseSystem"]),
 
         // Thin executables: parse arguments, call a library.
         .executableTarget(name: "pulse-pack", dependencies: ["PulsePack"], swiftSettings: swiftSettings),
@@ -68,6 +70,7 @@ let package = Package(
         .executableTarget(name: "pulse-origin", dependencies: ["PulseOrigin"], swiftSettings: swiftSettings),
         .executableTarget(name: "pulse-server", dependencies: ["PulseServer"], swiftSettings: swiftSettings),
         .executableTarget(name: "pulse-device", dependencies: ["PulseDevice"], swiftSettings: swiftSettings),
+        .executableTarget(name: "pulse-conformance", dependencies: ["PulseConformance"], swiftSettings: swiftSettings),
         // Scripts/bench-verify: ES256 verifies per second, measured next to `openssl speed ecdsap256`.
         .executableTarget(name: "pulse-bench-verify", dependencies: ["PulseCrypto"], swiftSettings: swiftSettings),
 
@@ -85,6 +88,14 @@ let package = Package(
         ]),
         testTarget("PulsePDFTests", ["PulsePDF", "PulseCrypto"]),
         testTarget("PulsePackTests", ["PulsePack", "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseAge"]),
+        testTarget("PulseDeviceTests", [
+            "PulseDevice", "PulseServer", "PulsePack", "PulseOrigin", "PulseHTTPServer", "PulseCrypto", "PulseCore", "PulseStore",
+            "PulseCommandLine",
+        ]),
+        testTarget("PulseConformanceTests", [
+            "PulseConformance", "PulseDevice", "PulseServer", "PulsePack", "PulseOrigin", "PulseHTTPServer", "PulseCrypto", "PulseCore",
+            "PulseSystem",
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )
