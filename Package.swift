@@ -88,13 +88,15 @@ let package = Package(
         ]),
         testTarget("PulsePDFTests", ["PulsePDF", "PulseCrypto"]),
         testTarget("PulsePackTests", ["PulsePack", "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseAge"]),
+        // pulse-server and pulse-origin in process with the samples built, and the broken servers' responder wrapper.
+        .target(
+            name: "SyncTestSupport", dependencies: ["PulseServer", "PulsePack", "PulseOrigin", "PulseHTTPServer"], path: "Tests/SyncTestSupport",
+            swiftSettings: swiftSettings),
         testTarget("PulseDeviceTests", [
-            "PulseDevice", "PulseServer", "PulsePack", "PulseOrigin", "PulseHTTPServer", "PulseCrypto", "PulseCore", "PulseStore",
-            "PulseCommandLine",
+            "PulseDevice", "SyncTestSupport", "PulseServer", "PulseHTTPServer", "PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine",
         ]),
         testTarget("PulseConformanceTests", [
-            "PulseConformance", "PulseDevice", "PulseServer", "PulsePack", "PulseOrigin", "PulseHTTPServer", "PulseCrypto", "PulseCore",
-            "PulseSystem",
+            "PulseConformance", "PulseDevice", "SyncTestSupport", "PulseServer", "PulseHTTPServer", "PulseCrypto", "PulseCore", "PulseSystem",
         ]),
     ],
     swiftLanguageModes: [.v6]
