@@ -53,25 +53,41 @@ extension ConformanceRun {
             }
         }
 
-        // Live: the frontier moves by one (when it can) while an event stream listens.
+        // Live: the frontier moves by one (when it can) while an event stream listens. A set-up step of its own,
+        // so that each rule needing it runs alone too (--only).
         let stream = selectedStream(device, session)
-        var frontier: Int?
-        var advanced: (target: Int, sentAt: Double)?
-        rule("keys.live-frontier") { evidence in
-            try staff.set(session, ["state": "live", "venueNetworks": []])
-            let before = try staff.session(session)["maxShown"]?.intValue
-            let target = before.map { min($0 + 1, count - 2) } ?? 0
-            if target > (before ?? -1) {
-                stream?.waitForSnapshot()
-                let sentAt = Date().timeIntervalSince1970
-                try staff.advance(session, to: target)
-                advanced = (target, sentAt)
-                evidence.add("live, frontier \(before.map(String.init) ?? "none") → advance to \(target)")
-            } else {
-                evidence.add("live, frontier already \(before!) of \(count - 1): cannot leave a slide unreleased")
+        var live: (frontier: Int, advanced: (target: Int, sentAt: Double)?, notes: [String])?
+        var liveFailure: (any Error)?
+        if ["keys.live-frontier", "keys.venue-lock", "keys.ended", "events.advance"].contains(where: isSelected) {
+            do {
+                var notes: [String] = []
+                try staff.set(session, ["state": "live", "venueNetworks": []])
+                let before = try staff.session(session)["maxShown"]?.intValue
+                let target = before.map { min($0 + 1, count - 2) } ?? 0
+                var advanced: (target: Int, sentAt: Double)?
+                if target > (before ?? -1) {
+                    stream?.waitForSnapshot()
+                    let sentAt = Date().timeIntervalSince1970
+                    try staff.advance(session, to: target)
+                    advanced = (target, sentAt)
+                    notes.append("live, frontier \(before.map(String.init) ?? "none") → advance to \(target)")
+                } else {
+                    notes.append("live, frontier already \(before!) of \(count - 1): cannot leave a slide unreleased")
+                }
+                guard let shown = try staff.session(session)["maxShown"]?.intValue else { throw Broken("no frontier after the advance") }
+                live = (shown, advanced, notes)
+            } catch {
+                liveFailure = error
             }
-            let shown = try need(try staff.session(session)["maxShown"]?.intValue, "a frontier after the advance")
-            frontier = shown
+        }
+        func needLive(_ evidence: Evidence) throws -> Int {
+            guard let live else { throw liveFailure ?? Skip("the session could not be made live") }
+            live.notes.forEach(evidence.add)
+            return live.frontier
+        }
+
+        rule("keys.live-frontier") { evidence in
+            let shown = try needLive(evidence)
             let (slides, json) = try releasedSlides(device, session)
             evidence.add("keys: \(ReleasedKeys.describe(slides)) with maxShown \(shown)")
             try expect(slides == Array(0...shown), "expected exactly slides 0–\(shown), got \(ReleasedKeys.describe(slides))")
@@ -91,7 +107,8 @@ extension ConformanceRun {
 
         rule("events.advance") { evidence in
             let stream = try need(stream, "an event stream")
-            let (target, sentAt) = try need(advanced, "an advance (the frontier was at the last slide but one)")
+            _ = try needLive(evidence)
+            let (target, sentAt) = try need(live?.advanced, "an advance (the frontier was at the last slide but one)")
             guard let receivedAt = stream.waitForAdvance(target, within: 3) else {
                 throw Broken("no advance event with maxShown \(target) within 3 s of the staff advance (\(stream.summary))")
             }
@@ -101,7 +118,7 @@ extension ConformanceRun {
         stream?.stop()
 
         rule("keys.venue-lock") { evidence in
-            let shown = try need(frontier, "a live frontier")
+            let shown = try needLive(evidence)
             try staff.set(session, ["state": "live", "venueNetworks": ["192.0.2.0/24"]])
             let (locked, _) = try releasedSlides(device, session)
             evidence.add("venue 192.0.2.0/24 (not the suite's address): \(locked.count) keys released")
@@ -113,7 +130,7 @@ extension ConformanceRun {
         }
 
         rule("keys.ended") { evidence in
-            let shown = try need(frontier, "a live frontier")
+            let shown = try needLive(evidence)
             try staff.set(session, ["state": "ended", "allowDownload": false, "venueNetworks": []])
             let (frontierOnly, _) = try releasedSlides(device, session)
             evidence.add("ended without download: \(ReleasedKeys.describe(frontierOnly))")

@@ -35,10 +35,11 @@ struct Skip: Error {
     init(_ reason: String) { self.reason = reason }
 }
 
-/// Ends a rule as failed.
-struct Broken: Error {
+/// Ends a rule as failed (or, thrown from the set-up, the whole run).
+struct Broken: Error, CustomStringConvertible {
     let reason: String
     init(_ reason: String) { self.reason = reason }
+    var description: String { reason }
 }
 
 /// Fails the rule with `message` unless `condition` holds.

@@ -46,7 +46,7 @@ import Testing
     @Test func aCertificateThatDoesNotVerifyIsRefused() throws {
         let otherKey = try P256.PrivateKey()
         let work = try TestFolder()
-        let server = try TestSyncServer(package: try SamplePackage.build(in: work.url), wrap: { sync in
+        let server = try TestSyncServer(package: try SamplePackage.build(in: work.url), wrap: { sync, _ in
             Breaker(sync, alter: { request, response in
                 guard Breaker.path(request) == "/api/sync/device-cert-keys" else { return response }
                 // The published key set names the real kid with another key's coordinates.

@@ -24,7 +24,7 @@ import Testing
         try FileManager.default.removeItem(at: deck)
         try Self.images(count: 40, megabytes: 20, seed: 1, into: deck)
         try package.rebuild()
-        let server = try TestSyncServer(package: package, wrap: { sync in SlowAssets(sync, package: package) })
+        let server = try TestSyncServer(package: package, wrap: { sync, _ in SlowAssets(sync, package: package) })
         let temporary = try TemporaryDevice()
         let folder = try DeviceFolder.open(temporary.path("device"), create: true)
         let transport = URLSessionTransport(timeout: 10)

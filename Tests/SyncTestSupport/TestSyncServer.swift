@@ -5,7 +5,7 @@ import PulseServer
 
 /// pulse-server's responder in this process on a free loopback port, with a data folder of its own, the
 /// package's public part served too (as `serve --public`), and an optional wrapper around the responder (a
-/// `Breaker`, a `CountingResponder`). Changes through `administration` reach the event streams within the
+/// `Breaker`, a `CountingResponder`; it gets the storage too, to decide what to break). Changes through `administration` reach the event streams within the
 /// watcher's poll (50 ms here), as changes by another instance would.
 public final class TestSyncServer: @unchecked Sendable {
     public let folder: TestFolder
@@ -18,7 +18,7 @@ public final class TestSyncServer: @unchecked Sendable {
 
     public init(
         package: SamplePackage?, publicPart: Bool = true, _ name: String = #function, configure: (inout SyncConfiguration) -> Void = { _ in },
-        wrap: (SyncServer) -> any HTTPResponder = { $0 }
+        wrap: (SyncServer, SQLiteStorage) -> any HTTPResponder = { sync, _ in sync }
     ) throws {
         folder = try TestFolder(name)
         data = try DataFolder.prepare(folder.path("data"))
@@ -34,7 +34,7 @@ public final class TestSyncServer: @unchecked Sendable {
             storage: storage, certificateKey: try DeviceCertificateKey.loadOrCreate(in: data), configuration: configuration, origin: origin,
             alarm: { _ in })
         sync.start()
-        responder = wrap(sync)
+        responder = wrap(sync, storage)
         var settings = HTTPServer.Configuration()
         settings.listen = "127.0.0.1:0"
         settings.threads = 2
