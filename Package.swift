@@ -43,7 +43,7 @@ let package = Package(
         target("PulsePDF", ["CQPDF", "CZlib", "PulseCrypto"]),
         target("PulseImage", ["CZlib"]),
         target("PulseHTTPServer", ["CMicroHTTPD"]),
-        target("PulseSystem", []),  // execv; a raw HTTP/1.1 client over a socket (pulse-conformance)
+        target("PulseSystem", []),  // execv; a raw HTTP/1.1 client over a socket (pulse-conformance, pulse-device's event stream)
         target("PulseSQLite", ["CSQLite"]),
 
         // Pure-Swift domain.
@@ -60,7 +60,7 @@ let package = Package(
             "PulseSQLite", "PulseCore", "PulseCrypto", "PulseStore", "PulseAge", "PulseCommandLine", "PulseHTTPServer", "PulseOrigin",
         ]),
         // The reference app client (an app could embed it; the key behind `DeviceKey`), and the contract suite.
-        target("PulseDevice", ["PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine"]),
+        target("PulseDevice", ["PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine", "PulseSystem"]),
         target("PulseConformance", ["PulseDevice", "PulseCrypto", "PulseCore", "PulseCommandLine", "PulseSystem"]),
 
         // Thin executables: parse arguments, call a library.

@@ -145,7 +145,8 @@ extension ConformanceRun {
     private func selectedStream(_ device: ConformanceDevice, _ session: String) -> EventListener? {
         guard isSelected("events.advance") else { return nil }
         return EventListener(
-            client: SyncClient(server: options.server, transport: transport, signer: RequestSigner(deviceId: device.id, key: device.deviceKey)),
+            client: SyncClient(server: options.server, transport: transport, signer: RequestSigner(deviceId: device.id, key: device.deviceKey))
+                .forStreaming,
             session: session)
     }
 

@@ -76,7 +76,7 @@ public final class Watcher: Sendable {
             defer { cancellation.remove(link) }
             var headers: [(name: String, value: String)] = [("Accept", "text/event-stream")]
             if let lastEventId { headers.append(("Last-Event-ID", lastEventId)) }
-            let client = self.client, target = "/api/sync/events?session=\(session)", requestHeaders = headers
+            let client = self.client.forStreaming, target = "/api/sync/events?session=\(session)", requestHeaders = headers
             Thread {
                 let parser = Mutex(ServerSentEventParser())
                 let refused = Mutex<[UInt8]?>(nil)

@@ -7,8 +7,12 @@ import Glibc
 /// header, a doubled header, two 404s compared to the last byte, a header trick). pulse-conformance uses
 /// it for `http://` servers; no TLS.
 ///
+/// It also reads a body piece by piece as it arrives (`readBody`), blocking in `recv` without spinning, for
+/// pulse-device's event stream: FoundationNetworking's URLSession keeps a core busy while a streaming answer
+/// is idle. `shutdown()` may be called from another thread to end a blocked read; nothing else may.
+///
 /// Every socket call and pointer lives here, as the wrappers' rule asks.
-public final class RawHTTPConnection {
+public final class RawHTTPConnection: @unchecked Sendable {
     /// Why a connection or an exchange failed; the text says what and where.
     public struct Failure: Error, CustomStringConvertible, Sendable {
         public var description: String
@@ -65,6 +69,40 @@ public final class RawHTTPConnection {
         setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
     }
 
+    /// Ends the connection from another thread: a read blocked in `readBody` returns at once.
+    public func shutdown() {
+        let socket = fd
+        if socket >= 0 { Glibc.shutdown(socket, Int32(SHUT_RDWR)) }
+    }
+
+    /// Reads the body of the answer whose head `readHead` returned, handing each piece to `piece` as it arrives:
+    /// `Content-Length`, chunked, or until the server closes. Nothing for `bodyless`, 1xx, 204 and 304.
+    public func readBody(of head: RawHTTPResponse, bodyless: Bool = false, _ piece: ([UInt8]) throws -> Void) throws {
+        if bodyless || head.status == 204 || head.status == 304 || head.status < 200 { return }
+        if head.header("transfer-encoding")?.lowercased() == "chunked" {
+            while try streamChunk(piece) {}
+            return
+        }
+        if let text = head.header("content-length") {
+            guard var left = Int(text), left >= 0 else { throw Failure("\(peer) sent Content-Length \"\(text)\"") }
+            while left > 0 {
+                if pending.isEmpty { try fill() }
+                let take = min(left, pending.count)
+                try piece(Array(pending[..<take]))
+                pending.removeFirst(take)
+                left -= take
+            }
+            return
+        }
+        while true {
+            if !pending.isEmpty {
+                try piece(pending)
+                pending = []
+            }
+            guard try receive() else { return }
+        }
+    }
+
     /// Sends `bytes` as they are.
     public func send(_ bytes: [UInt8]) throws {
         guard fd >= 0 else { throw Failure("connection to \(peer) is closed") }
@@ -91,7 +129,7 @@ public final class RawHTTPConnection {
             response.body = Array(pending[..<length])
             pending.removeFirst(length)
         } else {
-            while (try? fill()) != nil {}
+            while (try? receive()) == true {}
             response.body = pending
             pending = []
         }
@@ -125,6 +163,33 @@ public final class RawHTTPConnection {
 
     /// The next chunk of a chunked body (its framing appended to `raw`); nil after the last one.
     private func readChunk(into raw: inout [UInt8]) throws -> [UInt8]? {
+        guard let size = try readChunkSize(into: &raw) else { return nil }
+        while pending.count < size + 2 { try fill() }
+        let chunk = Array(pending[..<size])
+        raw += pending[..<(size + 2)]
+        pending.removeFirst(size + 2)
+        return chunk
+    }
+
+    /// The next chunk of a chunked body handed to `piece` as it arrives (an event may sit in a chunk that is
+    /// still arriving); false after the last one.
+    private func streamChunk(_ piece: ([UInt8]) throws -> Void) throws -> Bool {
+        var framing: [UInt8] = []
+        guard var left = try readChunkSize(into: &framing) else { return false }
+        while left > 0 {
+            if pending.isEmpty { try fill() }
+            let take = min(left, pending.count)
+            try piece(Array(pending[..<take]))
+            pending.removeFirst(take)
+            left -= take
+        }
+        while pending.count < 2 { try fill() }
+        pending.removeFirst(2)
+        return true
+    }
+
+    /// A chunk's size line (appended to `raw`); nil for the last chunk, whose trailers are read too.
+    private func readChunkSize(into raw: inout [UInt8]) throws -> Int? {
         var lineEnd = Self.find([13, 10], in: pending)
         while lineEnd == nil {
             try fill()
@@ -136,28 +201,23 @@ public final class RawHTTPConnection {
         }
         raw += pending[..<(lineEnd! + 2)]
         pending.removeFirst(lineEnd! + 2)
-        if size == 0 {
-            // Trailers, up to the empty line.
-            while true {
-                var end = Self.find([13, 10], in: pending)
-                while end == nil {
-                    try fill()
-                    end = Self.find([13, 10], in: pending)
-                }
-                raw += pending[..<(end! + 2)]
-                pending.removeFirst(end! + 2)
-                if end == 0 { return nil }
+        guard size == 0 else { return size }
+        // Trailers, up to the empty line.
+        while true {
+            var end = Self.find([13, 10], in: pending)
+            while end == nil {
+                try fill()
+                end = Self.find([13, 10], in: pending)
             }
+            raw += pending[..<(end! + 2)]
+            pending.removeFirst(end! + 2)
+            if end == 0 { return nil }
         }
-        while pending.count < size + 2 { try fill() }
-        let chunk = Array(pending[..<size])
-        raw += pending[..<(size + 2)]
-        pending.removeFirst(size + 2)
-        return chunk
     }
 
     /// True when the server closes the connection within the read timeout (after anything it still sends).
     public func closesWithinTimeout() -> Bool {
+        guard fd >= 0 else { return true }
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
             let got = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
@@ -166,14 +226,23 @@ public final class RawHTTPConnection {
         }
     }
 
+    /// Reads more; fails when the server has closed the connection.
     private func fill() throws {
+        guard try receive() else { throw Failure("\(peer) closed the connection") }
+    }
+
+    /// Reads more; false when the server has closed the connection (or `shutdown` ended it).
+    private func receive() throws -> Bool {
         guard fd >= 0 else { throw Failure("connection to \(peer) is closed") }
         var chunk = [UInt8](repeating: 0, count: 65536)
         let got = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if got == 0 { return false }
         guard got > 0 else {
-            throw Failure(got == 0 ? "\(peer) closed the connection" : "cannot read from \(peer): \(String(cString: strerror(errno)))")
+            let reason = errno == EAGAIN ? "no data for the read timeout" : String(cString: strerror(errno))
+            throw Failure("cannot read from \(peer): \(reason)")
         }
         pending += chunk[..<got]
+        return true
     }
 
     /// The CRLF-separated lines of a head, as text.
