@@ -25,6 +25,9 @@ let package = Package(
         .executable(name: "pulse-pack-ops", targets: ["pulse-pack-ops"]),
         .executable(name: "pulse-origin", targets: ["pulse-origin"]),
         .executable(name: "pulse-server", targets: ["pulse-server"]),
+        .executable(name: "pulse-device", targets: ["pulse-device"]),
+        .executable(name: "pulse-conformance", targets: ["pulse-conformance"]),
+        .library(name: "PulseDevice", targets: ["PulseDevice"]),
         .library(name: "PulsePack", targets: ["PulsePack"]),
     ],
     targets: [
@@ -41,7 +44,7 @@ let package = Package(
         target("PulsePDF", ["CQPDF", "CZlib", "PulseCrypto"]),
         target("PulseImage", ["CZlib"]),
         target("PulseHTTPServer", ["CMicroHTTPD"]),
-        target("PulseSystem", []),
+        target("PulseSystem", []),  // execv; a raw HTTP/1.1 client over a socket (pulse-conformance, pulse-device's event stream)
         target("PulseSQLite", ["CSQLite"]),
         target("PulsePostgres", ["CPostgres"]),
         // A throwaway PostgreSQL cluster (initdb in a temp folder) for the tests of every module that needs one.
@@ -61,6 +64,9 @@ let package = Package(
             "PulseSQLite", "PulsePostgres", "PulseCore", "PulseCrypto", "PulseStore", "PulseAge", "PulseCommandLine", "PulseHTTPServer",
             "PulseOrigin",
         ]),
+        // The reference app client (an app could embed it; the key behind `DeviceKey`), and the contract suite.
+        target("PulseDevice", ["PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine", "PulseSystem"]),
+        target("PulseConformance", ["PulseDevice", "PulseCrypto", "PulseCore", "PulseCommandLine", "PulseSystem"]),
 
         // Thin executables: parse arguments, call a library.
         .executableTarget(name: "pulse-pack", dependencies: ["PulsePack"], swiftSettings: swiftSettings),
@@ -68,6 +74,8 @@ let package = Package(
         .executableTarget(name: "pulse-pack-ops", dependencies: ["PulseOps"], swiftSettings: swiftSettings),
         .executableTarget(name: "pulse-origin", dependencies: ["PulseOrigin"], swiftSettings: swiftSettings),
         .executableTarget(name: "pulse-server", dependencies: ["PulseServer"], swiftSettings: swiftSettings),
+        .executableTarget(name: "pulse-device", dependencies: ["PulseDevice"], swiftSettings: swiftSettings),
+        .executableTarget(name: "pulse-conformance", dependencies: ["PulseConformance"], swiftSettings: swiftSettings),
         // Scripts/bench-verify: ES256 verifies per second, measured next to `openssl speed ecdsap256`.
         .executableTarget(name: "pulse-bench-verify", dependencies: ["PulseCrypto"], swiftSettings: swiftSettings),
 
@@ -86,6 +94,16 @@ let package = Package(
         ]),
         testTarget("PulsePDFTests", ["PulsePDF", "PulseCrypto"]),
         testTarget("PulsePackTests", ["PulsePack", "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseAge"]),
+        // pulse-server and pulse-origin in process with the samples built, and the broken servers' responder wrapper.
+        .target(
+            name: "SyncTestSupport", dependencies: ["PulseServer", "PulsePack", "PulseOrigin", "PulseHTTPServer"], path: "Tests/SyncTestSupport",
+            swiftSettings: swiftSettings),
+        testTarget("PulseDeviceTests", [
+            "PulseDevice", "SyncTestSupport", "PulseServer", "PulseHTTPServer", "PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine",
+        ]),
+        testTarget("PulseConformanceTests", [
+            "PulseConformance", "PulseDevice", "SyncTestSupport", "PulseServer", "PulseHTTPServer", "PulseCrypto", "PulseCore", "PulseSystem",
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,4 @@
+import Foundation
+import PulseConformance
+
+exit(ConformanceCommand.main(Array(CommandLine.arguments.dropFirst())))

@@ -1,0 +1,4 @@
+import Foundation
+import PulseDevice
+
+exit(DeviceCommand.main(Array(CommandLine.arguments.dropFirst())))

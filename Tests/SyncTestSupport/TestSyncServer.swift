@@ -1,0 +1,115 @@
+import Foundation
+import PulseHTTPServer
+import PulseOrigin
+import PulseServer
+
+/// pulse-server's responder in this process on a free loopback port, with a data folder of its own, the
+/// package's public part served too (as `serve --public`), and an optional wrapper around the responder (a
+/// `Breaker`, a `CountingResponder`; it gets the storage too, to decide what to break). Changes through `administration` reach the event streams within the
+/// watcher's poll (50 ms here), as changes by another instance would.
+public final class TestSyncServer: @unchecked Sendable {
+    public let folder: TestFolder
+    public let data: DataFolder
+    public let storage: SQLiteStorage
+    public let sync: SyncServer
+    public let responder: any HTTPResponder
+    let server: HTTPServer
+    public var administration: Administration { Administration(storage: storage) }
+
+    public init(
+        package: SamplePackage?, publicPart: Bool = true, _ name: String = #function, configure: (inout SyncConfiguration) -> Void = { _ in },
+        wrap: (SyncServer, SQLiteStorage) -> any HTTPResponder = { sync, _ in sync }
+    ) throws {
+        folder = try TestFolder(name)
+        data = try DataFolder.prepare(folder.path("data"))
+        storage = try data.openStorage()
+        if let package { try Self.importPackage(package.root, data: data) }
+        var configuration = SyncConfiguration()
+        configuration.eventPollSeconds = 0.05
+        configure(&configuration)
+        let origin = try package.flatMap { package in
+            publicPart ? try Origin(configuration: OriginConfiguration(packageRoot: package.root), accessLog: nil, alarm: { _ in }) : nil
+        }
+        sync = SyncServer(
+            storage: storage, certificateKey: try DeviceCertificateKey.loadOrCreate(in: data), configuration: configuration, origin: origin,
+            alarm: { _ in })
+        sync.start()
+        responder = wrap(sync, storage)
+        var settings = HTTPServer.Configuration()
+        settings.listen = "127.0.0.1:0"
+        settings.threads = 2
+        settings.requestHeaders = SyncServer.requestHeaders
+        settings.maxRequestBodyBytes = configuration.maxBodyBytes
+        settings.maxConnectionsPerIP = 0
+        server = try HTTPServer(configuration: settings, responder: responder)
+    }
+
+    deinit {
+        server.stop()
+        sync.stop(drainSeconds: 2)
+    }
+
+    public var port: UInt16 { server.port }
+    public var url: URL { URL(string: "http://127.0.0.1:\(server.port)")! }
+
+    /// `pulse-server import --data … PACKAGE`, as an operator runs it (another storage connection).
+    public func importPackage(_ package: SamplePackage) throws { try Self.importPackage(package.root, data: data) }
+
+    static func importPackage(_ root: URL, data: DataFolder) throws {
+        let lines = LockedLines()
+        let console = Console(out: { lines.add($0) }, err: { lines.add($0) })
+        let code = ServerCommand.main(["import", "--data", data.url.path, root.path], console: console)
+        guard code == 0 else { throw TestFailure("import failed (\(code)): \(lines.all.joined(separator: "\n"))") }
+    }
+
+    public func staffToken() throws -> String { try administration.createStaffToken().text }
+    public func deviceCode(_ scope: DeviceScope) throws -> String { try administration.createDeviceCode(scope: scope).text }
+    public func registrationToken(series: String) throws -> String {
+        try administration.createRegistrationToken(series: series, maxDevices: nil).text
+    }
+
+    @discardableResult
+    public func set(_ session: String, _ update: SessionUpdate) throws -> SessionRecord { try administration.setSession(id: session, update) }
+
+    public func advance(_ session: String, to slide: Int) throws { _ = try administration.advance(sessionId: session, to: slide) }
+
+    /// The session's current key table (for comparing decrypted slides).
+    public func keyTable(_ session: String) throws -> KeyTableRecord {
+        guard let record = try storage.session(id: session), let table = try storage.keyTable(sessionId: session, deckVersion: record.deckVersion) else {
+            throw TestFailure("no key table for \(session)")
+        }
+        return table
+    }
+}
+
+/// pulse-origin's responder alone on a port of its own: a CDN in front of the package's public part.
+public final class TestOrigin: @unchecked Sendable {
+    public let counter: CountingResponder
+    let server: HTTPServer
+
+    public init(package: SamplePackage) throws {
+        counter = CountingResponder(try Origin(configuration: OriginConfiguration(packageRoot: package.root), accessLog: nil, alarm: { _ in }))
+        var settings = HTTPServer.Configuration()
+        settings.listen = "127.0.0.1:0"
+        settings.threads = 2
+        settings.requestHeaders = Origin.requestHeaders
+        settings.maxConnectionsPerIP = 0
+        server = try HTTPServer(configuration: settings, responder: counter)
+    }
+
+    deinit { server.stop() }
+
+    public var url: URL { URL(string: "http://127.0.0.1:\(server.port)")! }
+}
+
+public struct TestFailure: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+final class LockedLines: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    func add(_ line: String) { lock.withLock { lines.append(line) } }
+    var all: [String] { lock.withLock { lines } }
+}
