@@ -77,7 +77,7 @@ let package = Package(
         .executableTarget(name: "pulse-device", dependencies: ["PulseDevice"], swiftSettings: swiftSettings),
         .executableTarget(name: "pulse-conformance", dependencies: ["PulseConformance"], swiftSettings: swiftSettings),
         // Scripts/bench-verify: ES256 verifies per second, measured next to `openssl speed ecdsap256`.
-        .executableTarget(name: "pulse-bench-verify", dependencies: ["PulseCrypto"], swiftSettings: swiftSettings),
+        .executableTarget(name: "pulse-bench-verify", dependencies: ["PulseCrypto", "PulseCommandLine"], swiftSettings: swiftSettings),
 
         testTarget("PulseCryptoTests", ["PulseCrypto", "PulseCore"]),
         testTarget("PulseCoreTests", ["PulseCore"]),

@@ -54,7 +54,7 @@ public enum CommandLineTool {
     }
 
     /// Parses `arguments`; nil means help was asked for.
-    static func parse(_ arguments: [String], for command: Command) throws -> Arguments? {
+    public static func parse(_ arguments: [String], for command: Command) throws -> Arguments? {
         var result = Arguments()
         var loose: [String] = []
         var index = 0

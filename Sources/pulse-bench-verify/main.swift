@@ -9,22 +9,40 @@
 //   threads=N seconds=S verifies=V per_second=R per_cpu_second=C
 // (R by the wall clock; C summed over threads, each by its own CPU time.)
 import Foundation
+import PulseCommandLine
 import PulseCrypto
 
-func option(_ name: String, default value: Double) -> Double {
-    let arguments = CommandLine.arguments
-    guard let index = arguments.firstIndex(of: "--\(name)") else { return value }
-    guard index + 1 < arguments.count, let parsed = Double(arguments[index + 1]), parsed > 0 else {
-        FileHandle.standardError.write(Data("pulse-bench-verify: --\(name) needs a positive number\n".utf8))
-        exit(64)
-    }
-    return parsed
-}
+/// The options, declared once like every Pulse tool's: `--help`, `--version`, and one clear line for a typo.
+let command = Command(
+    name: "pulse-bench-verify",
+    abstract: "ES256 verifies per second of PulseCrypto (Scripts/bench-verify runs it next to openssl speed).",
+    examples: ["pulse-bench-verify --threads 2 --seconds 3", "valgrind --tool=callgrind pulse-bench-verify --count 300"],
+    options: [
+        .value("threads", "<n>", help: "Threads verifying at once (default 1)."),
+        .value("seconds", "<s>", help: "How long to run (default 3)."),
+        .value("count", "<n>", help: "Exactly n verifies on one thread, no clock (for callgrind)."),
+    ],
+    run: { _ in ExitCode.success })
 
-let threads = Int(option("threads", default: 1))
-let seconds = option("seconds", default: 3)
-// --count N: exactly N verifies on this thread, no clock (for valgrind --tool=callgrind).
-let count = Int(option("count", default: 0))
+let (threads, seconds, count): (Int, Double, Int)
+do {
+    let given = Array(CommandLine.arguments.dropFirst())
+    if given.first == "--version" {
+        print("\(command.name) \(ToolVersion.current)")
+        exit(ExitCode.success)
+    }
+    guard let arguments = try CommandLineTool.parse(given, for: command) else {
+        print(CommandLineTool.help(for: command, path: [command.name]))
+        exit(ExitCode.success)
+    }
+    threads = try arguments.int("threads", in: 1...256) ?? 1
+    seconds = Double(try arguments.int("seconds", in: 1...3600) ?? 3)
+    // --count N: exactly N verifies on this thread, no clock (for valgrind --tool=callgrind).
+    count = try arguments.int("count", in: 1...100_000_000) ?? 0
+} catch let error as UsageError {
+    FileHandle.standardError.write(Data("pulse-bench-verify: error: \(error.message)\nSee 'pulse-bench-verify --help'.\n".utf8))
+    exit(ExitCode.usage)
+}
 
 let key = try P256.PrivateKey()
 let messages: [[UInt8]] = (0..<64).map { index in
