@@ -44,8 +44,15 @@ public protocol ServerStorage: AnyObject, Sendable {
 
     /// Consumes the credential with `credentialHash` and stores `device` with the credential's scope,
     /// atomically. A device code enrolls one device ever; a registration token up to its cap.
-    /// - Returns: the new device, or nil when the credential is unknown, of the wrong kind, expired,
-    ///   revoked, used up, or the device id is taken (the caller answers all of these the same way).
+    ///
+    /// Enrolling is idempotent per (credential, public key): a retry of an enrollment whose answer was lost
+    /// (the server or a proxy died after COMMIT, the app asked again) returns the device it made, with its
+    /// id and `enrolledAt`, as long as that device is not revoked and the credential is neither revoked nor
+    /// expired; it consumes nothing more. So a lost answer never spends a code invisibly, and a proxy may
+    /// retry an enrollment on another instance.
+    /// - Returns: the new device (or the one a retry made: its id differs from `device.id`), or nil when the
+    ///   credential is unknown, of the wrong kind, expired, revoked, used up, or the device id is taken (the
+    ///   caller answers all of these the same way).
     func enroll(credentialHash: [UInt8], device: NewDevice, at now: Int64) throws -> DeviceRecord?
     func device(id: String) throws -> DeviceRecord?
     /// Every device, oldest first.
