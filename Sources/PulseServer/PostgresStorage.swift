@@ -58,6 +58,10 @@ public final class PostgresStorage: ServerStorage {
 
     public func generation() throws -> StorageGeneration { watch.current() }
 
+    /// `handler` runs on the listener's thread after each notification (any instance's change, this one's
+    /// included), with the kinds it moved, and after a reconnect with every kind.
+    public func observeChanges(_ handler: @escaping @Sendable (StorageGeneration.Kinds) -> Void) { watch.observe(handler) }
+
     /// Returns once every change committed (by any instance) before the call is counted in
     /// `generation()`: a notification sent now arrives after all of theirs (PostgreSQL delivers
     /// notifications in commit order), so its arrival means theirs were handled.

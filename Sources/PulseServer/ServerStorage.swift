@@ -27,6 +27,12 @@ public protocol ServerStorage: AnyObject, Sendable {
     /// (PostgreSQL) makes a round trip here.
     func checkAvailable() throws
 
+    /// Calls `handler` with the kinds that moved each time a change made elsewhere (another instance, the
+    /// admin CLI) reaches `generation()` without being asked, so a waiter (the event hub) can look at once
+    /// instead of at its next poll. A backend that learns of changes only when asked (SQLite: `PRAGMA
+    /// data_version`) never calls it (the default). Called on the backend's own thread: keep it short.
+    func observeChanges(_ handler: @escaping @Sendable (StorageGeneration.Kinds) -> Void)
+
     // MARK: Credentials
 
     /// Stores a new credential (device code, registration token or staff token).
@@ -112,6 +118,7 @@ public protocol ServerStorage: AnyObject, Sendable {
 
 extension ServerStorage {
     public func checkAvailable() throws {}
+    public func observeChanges(_ handler: @escaping @Sendable (StorageGeneration.Kinds) -> Void) {}
 }
 
 /// See `ServerStorage.generation()`. Compare for equality only.

@@ -66,6 +66,36 @@ import Testing
         #expect(Date().timeIntervalSince(started) < 1)
     }
 
+    /// The hub of the instance holding the stream wakes on the notification itself: with its polling slowed
+    /// to once a minute, twenty advances made through the other instance each reach the stream at once.
+    @Test func anotherInstancesAdvanceWakesTheHubWithoutWaitingForItsPoll() throws {
+        let database = try PostgresCluster.shared().createDatabase("wake")
+        let clock = TestClock()
+        let a = try SyncHarness(#function + "-a", clock: clock, storage: { try PostgresStorage(configuration: database.configuration) })
+        let b = try SyncHarness(
+            #function + "-b", clock: clock, configure: { $0.eventPollSeconds = 60 },
+            storage: { try PostgresStorage(configuration: database.configuration) })
+        try a.seed(["talk"], slides: 30, state: .live)
+        let device = try a.enroll(try a.code(.session("talk")))
+        let stream = try EventReader(b, device: device, session: "talk")
+        _ = try stream.next(2)  // the snapshot: state and manifest
+        let staff = try a.staffToken()
+        let client = try a.client()
+        var latencies: [Double] = []
+        for slide in 1...20 {
+            let started = Date()
+            let advance = try client.request(
+                "POST", "/api/staff/sessions/talk/advance", [("Authorization", "Bearer \(staff)")], body: Array("{\"maxShown\":\(slide)}".utf8))
+            #expect(advance.status == 200)
+            let events = try stream.next()
+            latencies.append(Date().timeIntervalSince(started))
+            #expect(events.first?.data == ["maxShown": .int(slide), "deckVersion": 1])
+        }
+        let sorted = latencies.sorted()
+        print("advance through A to B's stream, 20 advances: p50 \(Int(sorted[9] * 1000)) ms, max \(Int(sorted[19] * 1000)) ms")
+        #expect(sorted[19] < 1)
+    }
+
     @Test func aDeviceMeetsOneRateLimitAcrossInstancesAndAReplayIsRefusedByTheOther() throws {
         let (a, b) = try Self.twoInstances()
         try a.seed(["talk"], state: .live)
