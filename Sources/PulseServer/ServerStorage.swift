@@ -114,9 +114,43 @@ public protocol ServerStorage: AnyObject, Sendable {
     /// `now` is the server's clock in seconds with a fraction. SQLite keeps the buckets in memory (one
     /// box); a backend shared by several instances keeps them where every instance sees them.
     func takeRateToken(_ key: String, limit: RateLimit, at now: Double) throws -> RateDecision
+
+    /// `takeRateToken`, and in the same round trip what the database holds now for a device-scoped request
+    /// (`RequestCheck`): whether `device` is active, and the change sequence of `session`. A backend whose
+    /// `generation()` can be a moment behind another instance's commit (PostgreSQL: until its notification
+    /// arrives) answers it, so the caller can catch up (`catchUp`) before it answers from a cache; one whose
+    /// `generation()` is never behind (SQLite asks the file) answers nil (the default).
+    func takeRateToken(_ key: String, limit: RateLimit, at now: Double, checking device: String, session: String?) throws
+        -> (RateDecision, RequestCheck?)
+
+    /// Moves `generation()` for `kinds` now: the caller saw in the database a change whose notification has
+    /// not arrived yet (`RequestCheck`). Nothing to do where `generation()` is never behind (the default).
+    func catchUp(_ kinds: StorageGeneration.Kinds)
+}
+
+/// What the database holds for one device-scoped request, read with its rate token
+/// (`ServerStorage.takeRateToken(_:limit:at:checking:session:)`).
+public struct RequestCheck: Equatable, Sendable {
+    /// The device exists and is not revoked.
+    public var deviceActive: Bool
+    /// The session's change sequence; nil when no session was asked or there is none.
+    public var sessionSequence: Int64?
+
+    public init(deviceActive: Bool, sessionSequence: Int64?) {
+        self.deviceActive = deviceActive
+        self.sessionSequence = sessionSequence
+    }
 }
 
 extension ServerStorage {
+    public func takeRateToken(_ key: String, limit: RateLimit, at now: Double, checking device: String, session: String?) throws
+        -> (RateDecision, RequestCheck?)
+    {
+        (try takeRateToken(key, limit: limit, at: now), nil)
+    }
+
+    public func catchUp(_ kinds: StorageGeneration.Kinds) {}
+
     public func checkAvailable() throws {}
     public func observeChanges(_ handler: @escaping @Sendable (StorageGeneration.Kinds) -> Void) {}
 }
