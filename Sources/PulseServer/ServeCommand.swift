@@ -88,6 +88,9 @@ enum ServeCommand {
             // adopted into the database, so the certificates it signed keep verifying.
             let folder = try arguments.value("data").map { _ in try ServerCommand.dataFolder(arguments) }
             let postgres = try PostgresStorage(url: database, connections: connections)
+            if postgres.schemaVersions.found != postgres.schemaVersions.now {
+                console.err("pulse-server: migrated the database schema from version \(postgres.schemaVersions.found) to \(postgres.schemaVersions.now)")
+            }
             _ = try postgres.prepareCertificateKeys(adopting: try folder.flatMap(DeviceCertificateKey.existing), at: TimeText.now())
             certificateKeys = try CertificateKeyring(loading: { try postgres.certificateKeys() })
             storage = postgres
