@@ -100,8 +100,9 @@ final class ResultHandle {
 
     func field(_ code: Int32) -> String? { PQresultErrorField(pointer, code).map { String(cString: $0) } }
 
-    /// Every row, decoded; the result must be in the binary format.
-    func decode(operation: String) throws(PostgresError) -> PostgresResult {
+    /// Every row, decoded; the result must be in the binary format. `operation` (for errors) is made only
+    /// when one is thrown: summarizing a statement's text on every call cost more than the decoding.
+    func decode(operation: @autoclosure () -> String) throws(PostgresError) -> PostgresResult {
         let columnCount = Int(PQnfields(pointer))
         let rowCount = Int(PQntuples(pointer))
         let columns = (0..<columnCount).map { String(cString: PQfname(pointer, Int32($0))) }
@@ -118,7 +119,7 @@ final class ResultHandle {
                 }
                 let length = Int(PQgetlength(pointer, row, column))
                 let bytes = UnsafeRawBufferPointer(start: PQgetvalue(pointer, row, column), count: length)
-                values.append(try Self.value(bytes, type: types[Int(column)], column: columns[Int(column)], operation: operation))
+                values.append(try Self.value(bytes, type: types[Int(column)], column: columns[Int(column)], operation: operation()))
             }
             rows.append(PostgresRow(values: values, columns: columns))
         }
@@ -128,9 +129,9 @@ final class ResultHandle {
     }
 
     /// One binary-format value of type `oid`.
-    private static func value(_ bytes: UnsafeRawBufferPointer, type oid: Oid, column: String, operation: String) throws(PostgresError) -> PostgresValue {
+    private static func value(_ bytes: UnsafeRawBufferPointer, type oid: Oid, column: String, operation: @autoclosure () -> String) throws(PostgresError) -> PostgresValue {
         func integer(_ width: Int) throws(PostgresError) -> Int64 {
-            guard bytes.count == width else { throw .misuse("column \(column): \(bytes.count) bytes for a \(width)-byte integer", operation: operation) }
+            guard bytes.count == width else { throw .misuse("column \(column): \(bytes.count) bytes for a \(width)-byte integer", operation: operation()) }
             var value: UInt64 = 0
             for byte in bytes { value = value << 8 | UInt64(byte) }
             // Sign-extend from `width` bytes.
@@ -150,7 +151,7 @@ final class ResultHandle {
         case 3802: return .text(String(decoding: bytes.dropFirst(), as: UTF8.self))  // jsonb: a version byte, then text
         case 2278: return .null  // void: what pg_notify() and pg_advisory_xact_lock() return
         default:
-            throw .misuse("column \(column) has type oid \(oid), which PulsePostgres does not decode; cast it in SQL", operation: operation)
+            throw .misuse("column \(column) has type oid \(oid), which PulsePostgres does not decode; cast it in SQL", operation: operation())
         }
     }
 }

@@ -26,6 +26,14 @@ public final class DeviceCertificateKey: Sendable {
         return try load(path)
     }
 
+    /// The key in the data folder at `path`, if there is one (nil when the file does not exist; never creates it).
+    /// - Throws: `ServerError` when the folder or file is loose, or the file is not a P-256 PKCS#8 PEM key.
+    public static func existing(in folder: DataFolder) throws -> DeviceCertificateKey? {
+        guard FileManager.default.fileExists(atPath: folder.certificateKeyPath) else { return nil }
+        try folder.checkPermissions()
+        return try load(folder.certificateKeyPath)
+    }
+
     static func load(_ path: String) throws -> DeviceCertificateKey {
         var pem: [UInt8]
         do { pem = Array(try Data(contentsOf: URL(fileURLWithPath: path))) } catch {
@@ -33,11 +41,25 @@ public final class DeviceCertificateKey: Sendable {
         }
         defer { SecretBytes.wipe(&pem) }
         do {
-            return DeviceCertificateKey(privateKey: try P256.PrivateKey(pemRepresentation: pem))
+            return try DeviceCertificateKey(pem: pem)
         } catch {
             throw ServerError(.unsafeFile, "\(path): not a P-256 private key in PKCS#8 PEM (\(error)); move it away to make a new one")
         }
     }
+
+    /// A key from its PKCS#8 PEM bytes (as the file and the database keep it).
+    init(pem: [UInt8]) throws {
+        privateKey = try P256.PrivateKey(pemRepresentation: pem)
+    }
+
+    /// A new random key.
+    static func generate() throws -> DeviceCertificateKey { DeviceCertificateKey(privateKey: try P256.PrivateKey()) }
+
+    /// The PKCS#8 PEM bytes; the caller wipes them (`SecretBytes.wipe`) when done.
+    func pem() throws -> [UInt8] { try privateKey.pemRepresentation().withUnsafeBytes { Array($0) } }
+
+    /// The public half as a JWK with its `kid`.
+    var jwk: String { privateKey.publicKey.jwk(kid: keyId) }
 
     private static func create(at path: String, folder: URL) throws {
         let key = try P256.PrivateKey()
@@ -52,6 +74,6 @@ public final class DeviceCertificateKey: Sendable {
         try AtomicFile.syncFolder(folder)
     }
 
-    /// `GET /api/sync/device-cert-keys`: `{"keys":[<JWK>]}`.
-    public var jwkSet: String { "{\"keys\":[\(privateKey.publicKey.jwk(kid: keyId))]}" }
+    /// `GET /api/sync/device-cert-keys` of a server with this key alone: `{"keys":[<JWK>]}`.
+    public var jwkSet: String { "{\"keys\":[\(jwk)]}" }
 }

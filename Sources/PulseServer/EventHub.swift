@@ -6,10 +6,11 @@ import PulseHTTPServer
 /// session, fed by one watcher thread.
 ///
 /// The watcher is fed by storage, not by the code that made a change: it asks `generation()` every
-/// `eventPollSeconds` (or at once when this process's staff API pokes it), and when sessions or content
-/// moved it reads each watched session's change log after its cursor. So an advance made by another
-/// instance on the same database, or by `pulse-server admin` in a shell, reaches the streams just the same;
-/// a PostgreSQL backend moves its generation from LISTEN/NOTIFY and needs nothing else here.
+/// `eventPollSeconds` (or at once when this process's staff API pokes it, or when storage announces a
+/// change made elsewhere: PostgreSQL's NOTIFY, `ServerStorage.observeChanges`), and when sessions or
+/// content moved it reads each watched session's change log after its cursor. So an advance made by
+/// another instance on the same database, or by `pulse-server admin` in a shell, reaches the streams just
+/// the same: on PostgreSQL as soon as its notification arrives, on SQLite at the next poll.
 ///
 /// Events (each with `id:` = the session's change sequence, so `Last-Event-ID` resumes):
 /// - `advance` `{"maxShown","deckVersion"}`: the live frontier moved; fetch keys now.
@@ -78,6 +79,10 @@ final class EventHub: @unchecked Sendable {
             return running
         }
         guard !started else { return }
+        // Woken by the listener's thread, so an advance through another instance costs no polling delay.
+        cache.storage.observeChanges { [weak self] kinds in
+            if !kinds.isDisjoint(with: [.sessions, .content, .devices]) { self?.poke() }
+        }
         let thread = Thread { [self] in
             while wake.withLock({ running }) {
                 tick()

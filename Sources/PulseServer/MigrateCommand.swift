@@ -12,10 +12,10 @@ enum MigrateCommand {
             discussion: """
                 Stop the SQLite server first: what it writes after the copy starts stays behind. Everything moves: credentials,
                 devices, sessions with their states and frontiers, manifests, gated resources, key tables, series, change logs,
-                diagnostic samples, and replay keys that have not expired. The SQLite file is only read. The target database
-                must hold no pulse-server data (its schema is created when missing) unless --replace, which empties it in the
-                same transaction. Copy device-cert-key.pem from DIR to every instance's --data folder: devices hold
-                certificates signed with it.
+                diagnostic samples, replay keys that have not expired, and DIR's device certificate key (devices hold
+                certificates signed with it; every instance signs with it from then on). The SQLite file is only read. The
+                target database must hold no pulse-server data (its schema is created when missing) unless --replace, which
+                empties it in the same transaction. Run it before the instances start on the target.
                 """,
             options: [
                 .value("from", "<sqlite:dir>", help: "The data folder of the SQLite server, as sqlite:DIR."),
@@ -42,8 +42,9 @@ enum MigrateCommand {
             throw UsageError("--to is not a URL libpq reads: \(error.message)")
         }
         let migrator = PostgresMigrator(
-            source: folder.appendingPathComponent(DataFolder.databaseName).path, target: target, replace: arguments.flag("replace"),
-            now: TimeText.now())
+            source: folder.appendingPathComponent(DataFolder.databaseName).path,
+            certificateKeyPath: folder.appendingPathComponent(DataFolder.certificateKeyName).path, target: target,
+            replace: arguments.flag("replace"), now: TimeText.now())
         let counts = try migrator.run()
         if arguments.flag("json") {
             let json = JSONValue.object([

@@ -20,6 +20,13 @@ extension PostgresStorage {
             let listening = Mutex<Bool>(true)
             /// Signalled when a synchronization token arrives and when the listener connects or disconnects.
             let arrivals = NSCondition()
+            /// Called after a notification moved the generation (`observeChanges`).
+            let observers = Mutex<[@Sendable (StorageGeneration.Kinds) -> Void]>([])
+
+            /// Tells every observer that `kinds` moved.
+            func announce(_ kinds: StorageGeneration.Kinds) {
+                for observer in observers.withLock({ $0 }) { observer(kinds) }
+            }
 
             /// Moves `value` and the counter of each kind in `kinds`; returns the new generation.
             @discardableResult
@@ -53,10 +60,13 @@ extension PostgresStorage {
                         state.arrivals.broadcast()
                     }
                 case let .notification(notification):
-                    state.bump(Self.kinds(of: notification.payload))  // a change by any instance
+                    let kinds = Self.kinds(of: notification.payload)
+                    state.bump(kinds)  // a change by any instance
+                    state.announce(kinds)
                 case .connected:
                     // Listening again: anything may have changed meanwhile.
                     state.bump(Self.everything)
+                    state.announce(Self.everything)
                     state.arrivals.withLock {
                         state.listening.withLock { $0 = true }
                         state.arrivals.broadcast()
@@ -78,6 +88,11 @@ extension PostgresStorage {
             return state.generation.withLock { $0 }
         }
 
+        /// Calls `handler` after every notification, with the kinds it moved (see `ServerStorage.observeChanges`).
+        func observe(_ handler: @escaping @Sendable (StorageGeneration.Kinds) -> Void) {
+            state.observers.withLock { $0.append(handler) }
+        }
+
         /// After this instance committed a change of `kinds` (its notification follows and bumps again:
         /// harmless, a cache reloads once more).
         func bump(_ kinds: StorageGeneration.Kinds) { state.bump(kinds) }
@@ -91,6 +106,7 @@ extension PostgresStorage {
             let detail = parts.count > 1 ? parts[1] : ""
             switch parts.first ?? "" {
             case "credentials": return detail == "ENROLL" ? [] : .credentials
+            case "certificate_keys": return .credentials  // CertificateKeyring reads them again
             case "devices": return detail == "INSERT" ? [] : .devices
             case "sessions", "venue_networks": return .sessions
             case "session_changes": return detail == "content" ? [.sessions, .content] : .sessions

@@ -9,7 +9,8 @@ import PulseSQLite
 /// Replay keys that expired before `now` stay behind; everything else moves as it is: credentials with
 /// their counters, devices, sessions with their frontiers, states and change sequences, venue networks,
 /// manifests, gated resources, every key table, series, change logs, diagnostic samples (with their
-/// ids). The target must hold no pulse-server data unless `replace` is given, which empties it in the
+/// ids), and the data folder's device certificate key (devices hold certificates it signed; the
+/// instances sign with it from then on). The target must hold no pulse-server data unless `replace` is given, which empties it in the
 /// same transaction: a failure leaves it as it was.
 struct PostgresMigrator {
     /// One table: how many rows moved, and how many stayed behind on purpose (expired replay keys).
@@ -20,6 +21,8 @@ struct PostgresMigrator {
     }
 
     let source: String
+    /// The data folder's `device-cert-key.pem`; moved when it exists.
+    var certificateKeyPath: String?
     let target: PostgresConfiguration
     var replace = false
     var now: Int64
@@ -63,6 +66,7 @@ struct PostgresMigrator {
                     }
                     // New samples continue after the ids that moved.
                     _ = try postgres.query("SELECT setval(pg_get_serial_sequence('diag_samples', 'id'), coalesce(max(id), 0) + 1, false) FROM diag_samples")
+                    counts.append(try copyCertificateKey(to: postgres))
                     return counts
                 }
             }
@@ -94,7 +98,7 @@ struct PostgresMigrator {
 
     /// Refuses a target holding pulse-server data, or empties it when `replace` says so.
     private func emptyTarget(_ postgres: PostgresConnection) throws {
-        let held = try Self.columns.map { table, _ in
+        let held = try (Self.columns.map(\.table) + ["certificate_keys"]).map { table in
             (table, try postgres.query("SELECT count(*) FROM \(table)").first?.int(0) ?? 0)
         }.filter { $0.1 > 0 }
         guard !held.isEmpty else { return }
@@ -103,7 +107,21 @@ struct PostgresMigrator {
                 "\(target.redacted) already holds pulse-server data (" + held.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
                     + "); nothing moved (pass --replace to empty it first)")
         }
-        try postgres.execute("TRUNCATE " + Self.columns.map(\.table).joined(separator: ", ") + " RESTART IDENTITY")
+        try postgres.execute("TRUNCATE " + (Self.columns.map(\.table) + ["certificate_keys"]).joined(separator: ", ") + " RESTART IDENTITY")
+    }
+
+    /// The data folder's device certificate key, when there is one, becomes the database's (the one that signs).
+    private func copyCertificateKey(to postgres: PostgresConnection) throws -> TableCount {
+        guard let path = certificateKeyPath, FileManager.default.fileExists(atPath: path) else {
+            return TableCount(table: "certificate_keys", rows: 0)
+        }
+        let key = try DeviceCertificateKey.load(path)
+        _ = try PostgresStorage.insert(key, at: now, on: postgres)
+        let held = try postgres.query("SELECT kid FROM certificate_keys").rows.map { try $0.string(0) }
+        guard held == [key.keyId] else {
+            throw ServerError(.storage, "certificate_keys: \(held.count) keys in \(target.redacted) after the copy, expected the one of \(path); nothing moved")
+        }
+        return TableCount(table: "certificate_keys", rows: 1)
     }
 
     /// Copies one table in batches, then compares the counts on both sides.

@@ -14,6 +14,9 @@ enum PostgresSchema {
     static let migrationLock: Int64 = 0x70756C73_65737276
     /// `pg_advisory_xact_lock` key taken by imports: one import at a time, across all instances.
     static let importLock: Int64 = 0x70756C73_65696D70
+    /// `pg_advisory_xact_lock` key taken while the device certificate keys are prepared: one key, however
+    /// many instances start together on an empty database.
+    static let certificateKeyLock: Int64 = 0x70756C73_63657274
 
     static let migrations = [
         PostgresMigration(version: 1, sql: """
@@ -186,11 +189,65 @@ enum PostgresSchema {
             CREATE TRIGGER series_sessions_truncated AFTER TRUNCATE ON series_sessions FOR EACH STATEMENT EXECUTE FUNCTION pulse_notify_change();
             CREATE TRIGGER session_changes_truncated AFTER TRUNCATE ON session_changes FOR EACH STATEMENT EXECUTE FUNCTION pulse_notify_change();
             """),
+        PostgresMigration(version: 2, sql: """
+            -- An enrollment whose answer was lost (an instance killed after COMMIT, a proxy's retry, the app's
+            -- own retry) is asked again with the same credential and public key: it gets the device it made
+            -- instead of a spent code's 404 (or a second device on a registration token). Found by this index.
+            DROP INDEX devices_credential;
+            CREATE INDEX devices_credential_key ON devices (credential_hash, public_key);
+
+            -- Enrolls in one round trip, race-free across instances. The credential's row lock comes first:
+            -- enrolls with one credential queue on it, and at READ COMMITTED each statement after it sees every
+            -- enrollment committed before (a single statement would not: its snapshot predates the wait). Then a
+            -- retry (same credential and key, device and credential still valid) returns the device it made;
+            -- otherwise the conditional UPDATE consumes the credential or matches nothing, and the device is
+            -- inserted only from the row it returned. A taken device id fails the call: nothing is consumed.
+            CREATE FUNCTION pulse_enroll(p_now bigint, p_hash bytea, p_id text, p_key bytea, p_platform text, p_name text)
+            RETURNS TABLE (device_id text, device_platform text, device_name text, device_scope_kind text, device_scope_id text,
+                           device_listing_id text, device_enrolled_at bigint)
+            LANGUAGE plpgsql AS $$
+            BEGIN
+                PERFORM 1 FROM credentials c WHERE c.hash = p_hash FOR UPDATE;
+                RETURN QUERY
+                    SELECT d.id, d.platform, d.name, d.scope_kind, d.scope_id, c.listing_id, d.enrolled_at
+                    FROM devices d JOIN credentials c ON c.hash = d.credential_hash
+                    WHERE d.credential_hash = p_hash AND d.public_key = p_key AND d.revoked_at IS NULL
+                        AND c.revoked_at IS NULL AND (c.expires_at IS NULL OR c.expires_at > p_now)
+                    ORDER BY d.enrolled_at, d.id LIMIT 1;
+                IF FOUND THEN RETURN; END IF;
+                RETURN QUERY
+                    WITH consumed AS (
+                        UPDATE credentials c SET devices_enrolled = c.devices_enrolled + 1,
+                            used_at = CASE WHEN c.kind = 'device-code' THEN p_now ELSE c.used_at END
+                        WHERE c.hash = p_hash AND c.revoked_at IS NULL AND (c.expires_at IS NULL OR c.expires_at > p_now)
+                            AND ((c.kind = 'device-code' AND c.devices_enrolled = 0)
+                              OR (c.kind = 'registration-token' AND (c.max_devices IS NULL OR c.devices_enrolled < c.max_devices)))
+                        RETURNING c.scope_kind, c.scope_id, c.listing_id, c.hash
+                    ), enrolled AS (
+                        INSERT INTO devices (id, public_key, platform, name, scope_kind, scope_id, credential_hash, enrolled_at)
+                        SELECT p_id, p_key, p_platform, p_name, consumed.scope_kind, consumed.scope_id, consumed.hash, p_now FROM consumed
+                        RETURNING devices.id
+                    )
+                    SELECT p_id, p_platform, p_name, consumed.scope_kind, consumed.scope_id, consumed.listing_id, p_now
+                    FROM consumed, enrolled;
+            END $$;
+
+            -- The P-256 keys that sign device certificates, shared by every instance (PKCS#8 PEM, as the data
+            -- folder's device-cert-key.pem; as protected as the key tables next to it). The oldest signs; every
+            -- one is published, so a certificate any of them signed verifies.
+            CREATE TABLE certificate_keys (
+                kid text PRIMARY KEY,
+                private_key bytea NOT NULL,
+                added_at bigint NOT NULL
+            );
+            CREATE TRIGGER certificate_keys_changed AFTER INSERT OR UPDATE OR DELETE ON certificate_keys FOR EACH ROW EXECUTE FUNCTION pulse_notify_change();
+            CREATE TRIGGER certificate_keys_truncated AFTER TRUNCATE ON certificate_keys FOR EACH STATEMENT EXECUTE FUNCTION pulse_notify_change();
+            """),
     ]
 
     /// Every table, parents before children (the order `migrate` fills them in).
     static let tables = [
         "credentials", "devices", "sessions", "venue_networks", "key_tables", "series", "series_sessions", "session_changes",
-        "replay_keys", "diag_samples", "rate_buckets",
+        "replay_keys", "diag_samples", "rate_buckets", "certificate_keys",
     ]
 }

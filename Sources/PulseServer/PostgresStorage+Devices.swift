@@ -2,38 +2,27 @@ import PulsePostgres
 
 extension PostgresStorage {
     public func enroll(credentialHash: [UInt8], device: NewDevice, at now: Int64) throws -> DeviceRecord? {
-        // One statement, so one atomic step: the conditional UPDATE consumes the credential or matches
-        // nothing, and the device row is inserted only from the row it returned. Fifty enrolls with one
-        // code queue on the credential's row lock; each re-checks the WHERE clause against the row the
-        // one before committed (READ COMMITTED), so exactly one matches. A taken device id fails the
-        // whole statement (unique violation): the credential is not consumed.
-        let consumed = try statement { db -> (kind: String, id: String, listingId: String)? in
+        // One call of `pulse_enroll` (schema version 2), so one round trip and one atomic step: it locks the
+        // credential's row, answers a retry with the device it made, or consumes the credential with a
+        // conditional UPDATE and inserts the device from the row that returned. Fifty enrolls with one code
+        // queue on that row lock, so exactly one consumes it. A taken device id fails the whole call (unique
+        // violation): the credential is not consumed.
+        let row = try statement { db -> PostgresRow? in
             do {
-                return try db.query("""
-                    WITH consumed AS (
-                        UPDATE credentials SET devices_enrolled = devices_enrolled + 1,
-                            used_at = CASE WHEN kind = 'device-code' THEN $1 ELSE used_at END
-                        WHERE hash = $2 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $1)
-                            AND ((kind = 'device-code' AND devices_enrolled = 0)
-                              OR (kind = 'registration-token' AND (max_devices IS NULL OR devices_enrolled < max_devices)))
-                        RETURNING scope_kind, scope_id, listing_id, hash
-                    ), enrolled AS (
-                        INSERT INTO devices (id, public_key, platform, name, scope_kind, scope_id, credential_hash, enrolled_at)
-                        SELECT $3::text, $4::bytea, $5::text, $6::text, scope_kind, scope_id, hash, $1::bigint FROM consumed
-                        RETURNING id
-                    )
-                    SELECT consumed.scope_kind, consumed.scope_id, consumed.listing_id FROM consumed, enrolled
-                    """, [.integer(now), .bytes(credentialHash), .text(device.id), .bytes(device.publicKey), .text(device.platform), .text(device.name)])
-                    .first.map { (try $0.string(0), try $0.string(1), try $0.string(2)) }
+                return try db.query(
+                    "SELECT * FROM pulse_enroll($1, $2, $3, $4, $5, $6)",
+                    [.integer(now), .bytes(credentialHash), .text(device.id), .bytes(device.publicKey), .text(device.platform), .text(device.name)]
+                ).first
             } catch let error as PostgresError where error.kind == .uniqueViolation && error.constraint == "devices_pkey" {
                 return nil  // the device id is taken
             }
         }
-        guard let consumed, let scope = DeviceScope(kind: consumed.kind, id: consumed.id) else { return nil }
-        watch.bump([])  // a new device: no cached record went stale
+        guard let row, let scope = DeviceScope(kind: try row.string(3), id: try row.string(4)) else { return nil }
+        let id = try row.string(0)
+        if id == device.id { watch.bump([]) }  // a new device: no cached record went stale
         return DeviceRecord(
-            id: device.id, publicKey: device.publicKey, platform: device.platform, name: device.name, scope: scope,
-            enrolledAt: now, revokedAt: nil, credentialId: consumed.listingId)
+            id: id, publicKey: device.publicKey, platform: try row.string(1), name: try row.string(2), scope: scope,
+            enrolledAt: try row.int64(6), revokedAt: nil, credentialId: try row.string(5))
     }
 
     static let deviceColumns = """

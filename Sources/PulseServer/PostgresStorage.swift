@@ -20,6 +20,9 @@ public final class PostgresStorage: ServerStorage {
     let watch: ChangeWatch
     /// The database, for messages (the password never appears in it).
     public let configuration: PostgresConfiguration
+    /// The schema version found at start and the one after migrating (equal when this start migrated
+    /// nothing: the schema was current, or another instance starting at the same time migrated it).
+    public let schemaVersions: (found: Int, now: Int)
 
     /// Connects, migrates the schema (once, however many instances start together), and starts
     /// listening for changes.
@@ -35,7 +38,8 @@ public final class PostgresStorage: ServerStorage {
         self.configuration = configuration
         do {
             let first = try PostgresConnection(configuration)
-            try first.migrate(PostgresSchema.migrations, lockKey: PostgresSchema.migrationLock)
+            let (found, now) = try first.migrate(PostgresSchema.migrations, lockKey: PostgresSchema.migrationLock)
+            schemaVersions = (found, now)
             pool = PostgresPool(configuration: configuration, capacity: connections)
             watch = try ChangeWatch(configuration: configuration, listening: watchChanges)
         } catch {
@@ -57,6 +61,10 @@ public final class PostgresStorage: ServerStorage {
     public static let migrations = PostgresSchema.migrations
 
     public func generation() throws -> StorageGeneration { watch.current() }
+
+    /// `handler` runs on the listener's thread after each notification (any instance's change, this one's
+    /// included), with the kinds it moved, and after a reconnect with every kind.
+    public func observeChanges(_ handler: @escaping @Sendable (StorageGeneration.Kinds) -> Void) { watch.observe(handler) }
 
     /// Returns once every change committed (by any instance) before the call is counted in
     /// `generation()`: a notification sent now arrives after all of theirs (PostgreSQL delivers

@@ -131,5 +131,11 @@ enum SQLiteSchema {
             ALTER TABLE generation ADD COLUMN sessions INTEGER NOT NULL DEFAULT 0;
             ALTER TABLE generation ADD COLUMN content INTEGER NOT NULL DEFAULT 0;
             """),
+        Migration(version: 3, sql: """
+            -- An enrollment whose answer was lost is asked again with the same credential and public key: it
+            -- gets the device it made (SQLiteStorage.enroll), found by this index.
+            DROP INDEX devices_credential;
+            CREATE INDEX devices_credential_key ON devices (credential_hash, public_key);
+            """),
     ]
 }

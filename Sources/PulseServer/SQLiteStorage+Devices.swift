@@ -7,6 +7,16 @@ extension SQLiteStorage {
     public func enroll(credentialHash: [UInt8], device: NewDevice, at now: Int64) throws -> DeviceRecord? {
         do {
             return try write { db -> DeviceRecord? in
+                // A retry of an enrollment whose answer was lost: the same credential and key, the device and
+                // the credential still valid. It gets the device it made. (Inside the write lock: no enroll
+                // with this credential can commit between this read and the UPDATE below.)
+                if let made = try db.cached(Self.deviceColumns + """
+                     WHERE d.credential_hash = ?1 AND d.public_key = ?2 AND d.revoked_at IS NULL
+                        AND c.revoked_at IS NULL AND (c.expires_at IS NULL OR c.expires_at > ?3)
+                    ORDER BY d.enrolled_at, d.id LIMIT 1
+                    """).first([.blob(credentialHash), .blob(device.publicKey), .integer(now)], Self.device) {
+                    return made
+                }
                 // The database decides: one conditional UPDATE consumes the credential or matches nothing.
                 let consumed = try db.cached("""
                     UPDATE credentials SET devices_enrolled = devices_enrolled + 1,

@@ -15,7 +15,9 @@ enum ServeCommand {
                 belong to pulse-origin or a CDN. Prints the address it listens on (port 0 picks a free one).
                 SIGTERM, SIGINT, SIGQUIT: stop accepting, end event streams cleanly, finish requests in flight and
                 queued writes, exit 0. SIGHUP: reopen the access log and re-read the public index. SIGUSR1: reopen
-                the access log. See docs/server.md.
+                the access log. With --database (or PULSE_DATABASE_URL) the state and the device certificate keys live in
+                PostgreSQL, shared by every instance behind a load balancer; --data is then optional (a key found there is
+                adopted into the database). See docs/server.md.
                 """,
             options: [
                 ServerCommand.dataOption, ServerCommand.databaseOption,
@@ -71,23 +73,34 @@ enum ServeCommand {
     }
 
     static func run(_ arguments: Arguments, console: Console) throws -> Int32 {
-        guard arguments.value("data") != nil else { throw UsageError("missing --data <dir>") }
+        try ServerCommand.checkStorageGiven(arguments, console)
         let settings = try settings(arguments)
         // Before any thread exists, so that every thread inherits the mask and the signals reach only the
         // loop below.
         ServerSignals.block()
-        let folder = try ServerCommand.dataFolder(arguments)
         let connections = 2 * settings.server.threads + settings.sync.writeThreads + 2
-        // PostgreSQL (shared with other instances) when --database or PULSE_DATABASE_URL names it; the data
-        // folder then holds only the device certificate key, which every instance must share.
-        let database = try ServerCommand.databaseURL(arguments, console)
-        let storage: any ServerStorage = if let database {
-            try PostgresStorage(url: database, connections: connections)
+        let storage: any ServerStorage
+        let certificateKeys: CertificateKeyring
+        let stateName: String
+        if let database = try ServerCommand.databaseURL(arguments, console) {
+            // PostgreSQL, shared with other instances: the device certificate keys live there too, so every
+            // instance signs with the same key. A --data folder's key (a single box's, or one copied by hand) is
+            // adopted into the database, so the certificates it signed keep verifying.
+            let folder = try arguments.value("data").map { _ in try ServerCommand.dataFolder(arguments) }
+            let postgres = try PostgresStorage(url: database, connections: connections)
+            if postgres.schemaVersions.found != postgres.schemaVersions.now {
+                console.err("pulse-server: migrated the database schema from version \(postgres.schemaVersions.found) to \(postgres.schemaVersions.now)")
+            }
+            _ = try postgres.prepareCertificateKeys(adopting: try folder.flatMap(DeviceCertificateKey.existing), at: TimeText.now())
+            certificateKeys = try CertificateKeyring(loading: { try postgres.certificateKeys() })
+            storage = postgres
+            stateName = "database \(postgres.configuration.redacted)"
         } else {
-            try folder.openStorage(connections: connections)
+            let folder = try ServerCommand.dataFolder(arguments)
+            storage = try folder.openStorage(connections: connections)
+            certificateKeys = CertificateKeyring(try DeviceCertificateKey.loadOrCreate(in: folder))
+            stateName = "data \(folder.url.path)"
         }
-        let stateName = (storage as? PostgresStorage).map { "database \($0.configuration.redacted), certificate key in \(folder.url.path)" } ?? "data \(folder.url.path)"
-        let certificateKey = try DeviceCertificateKey.loadOrCreate(in: folder)
         let accessLog: AccessLog? = switch settings.accessLog {
         case "off": nil
         case "-": .standardOutput()
@@ -97,7 +110,7 @@ enum ServeCommand {
         if let path = settings.publicPackage {
             origin = try Origin(configuration: OriginConfiguration(packageRoot: URL(fileURLWithPath: path)), accessLog: nil, alarm: SyncServer.standardError)
         }
-        let sync = SyncServer(storage: storage, certificateKey: certificateKey, configuration: settings.sync, origin: origin, accessLog: accessLog)
+        let sync = SyncServer(storage: storage, certificateKeys: certificateKeys, configuration: settings.sync, origin: origin, accessLog: accessLog)
         sync.start()
         let server = try HTTPServer(configuration: settings.server, responder: sync)
         console.err("pulse-server: serving on http://\(server.boundAddress) (\(stateName), \(settings.server.threads) threads, "

@@ -27,6 +27,12 @@ public protocol ServerStorage: AnyObject, Sendable {
     /// (PostgreSQL) makes a round trip here.
     func checkAvailable() throws
 
+    /// Calls `handler` with the kinds that moved each time a change made elsewhere (another instance, the
+    /// admin CLI) reaches `generation()` without being asked, so a waiter (the event hub) can look at once
+    /// instead of at its next poll. A backend that learns of changes only when asked (SQLite: `PRAGMA
+    /// data_version`) never calls it (the default). Called on the backend's own thread: keep it short.
+    func observeChanges(_ handler: @escaping @Sendable (StorageGeneration.Kinds) -> Void)
+
     // MARK: Credentials
 
     /// Stores a new credential (device code, registration token or staff token).
@@ -44,8 +50,15 @@ public protocol ServerStorage: AnyObject, Sendable {
 
     /// Consumes the credential with `credentialHash` and stores `device` with the credential's scope,
     /// atomically. A device code enrolls one device ever; a registration token up to its cap.
-    /// - Returns: the new device, or nil when the credential is unknown, of the wrong kind, expired,
-    ///   revoked, used up, or the device id is taken (the caller answers all of these the same way).
+    ///
+    /// Enrolling is idempotent per (credential, public key): a retry of an enrollment whose answer was lost
+    /// (the server or a proxy died after COMMIT, the app asked again) returns the device it made, with its
+    /// id and `enrolledAt`, as long as that device is not revoked and the credential is neither revoked nor
+    /// expired; it consumes nothing more. So a lost answer never spends a code invisibly, and a proxy may
+    /// retry an enrollment on another instance.
+    /// - Returns: the new device (or the one a retry made: its id differs from `device.id`), or nil when the
+    ///   credential is unknown, of the wrong kind, expired, revoked, used up, or the device id is taken (the
+    ///   caller answers all of these the same way).
     func enroll(credentialHash: [UInt8], device: NewDevice, at now: Int64) throws -> DeviceRecord?
     func device(id: String) throws -> DeviceRecord?
     /// Every device, oldest first.
@@ -101,10 +114,45 @@ public protocol ServerStorage: AnyObject, Sendable {
     /// `now` is the server's clock in seconds with a fraction. SQLite keeps the buckets in memory (one
     /// box); a backend shared by several instances keeps them where every instance sees them.
     func takeRateToken(_ key: String, limit: RateLimit, at now: Double) throws -> RateDecision
+
+    /// `takeRateToken`, and in the same round trip what the database holds now for a device-scoped request
+    /// (`RequestCheck`): whether `device` is active, and the change sequence of `session`. A backend whose
+    /// `generation()` can be a moment behind another instance's commit (PostgreSQL: until its notification
+    /// arrives) answers it, so the caller can catch up (`catchUp`) before it answers from a cache; one whose
+    /// `generation()` is never behind (SQLite asks the file) answers nil (the default).
+    func takeRateToken(_ key: String, limit: RateLimit, at now: Double, checking device: String, session: String?) throws
+        -> (RateDecision, RequestCheck?)
+
+    /// Moves `generation()` for `kinds` now: the caller saw in the database a change whose notification has
+    /// not arrived yet (`RequestCheck`). Nothing to do where `generation()` is never behind (the default).
+    func catchUp(_ kinds: StorageGeneration.Kinds)
+}
+
+/// What the database holds for one device-scoped request, read with its rate token
+/// (`ServerStorage.takeRateToken(_:limit:at:checking:session:)`).
+public struct RequestCheck: Equatable, Sendable {
+    /// The device exists and is not revoked.
+    public var deviceActive: Bool
+    /// The session's change sequence; nil when no session was asked or there is none.
+    public var sessionSequence: Int64?
+
+    public init(deviceActive: Bool, sessionSequence: Int64?) {
+        self.deviceActive = deviceActive
+        self.sessionSequence = sessionSequence
+    }
 }
 
 extension ServerStorage {
+    public func takeRateToken(_ key: String, limit: RateLimit, at now: Double, checking device: String, session: String?) throws
+        -> (RateDecision, RequestCheck?)
+    {
+        (try takeRateToken(key, limit: limit, at: now), nil)
+    }
+
+    public func catchUp(_ kinds: StorageGeneration.Kinds) {}
+
     public func checkAvailable() throws {}
+    public func observeChanges(_ handler: @escaping @Sendable (StorageGeneration.Kinds) -> Void) {}
 }
 
 /// See `ServerStorage.generation()`. Compare for equality only.

@@ -81,6 +81,20 @@ final class SyncCache: Sendable {
         return loaded
     }
 
+    /// The kinds this cache holds older than the database does (`check`, read with the request's rate token):
+    /// `devices` when it holds `device` as active and the database no longer does, `sessions` and `content`
+    /// when it holds `session` at a lower change sequence (an import appends to the change log too).
+    func behind(_ check: RequestCheck, device: String, session: String?) -> StorageGeneration.Kinds {
+        state.withLock { state in
+            var kinds: StorageGeneration.Kinds = []
+            if !check.deviceActive, let held = state.devices[device], !held.record.isRevoked { kinds.insert(.devices) }
+            if let session, let sequence = check.sessionSequence, let held = state.sessions[session], held.changeSequence < sequence {
+                kinds.formUnion([.sessions, .content])
+            }
+            return kinds
+        }
+    }
+
     // MARK: Devices
 
     /// The device `id` with its parsed key; nil when unknown. A stored key that no longer parses is a

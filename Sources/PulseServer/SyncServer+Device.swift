@@ -9,6 +9,16 @@ extension SyncServer {
         case seriesManifest(String)
         case diag(String)
 
+        /// The session the route is about, as sent (checked against the database with the rate token); nil for
+        /// a series manifest.
+        var sessionId: String? {
+            switch self {
+            case let .keys(query), let .manifest(query), let .events(query): SyncServer.sessionParameter(query)
+            case let .diag(id): id
+            case .seriesManifest: nil
+            }
+        }
+
         /// Read routes take GET (and HEAD, but for events); diag takes POST. Anything else is the flat "no".
         func allows(_ method: HTTPMethod) -> Bool {
             switch self {
@@ -43,8 +53,17 @@ extension SyncServer {
         let canonical = DeviceSignature.canonical(
             method: request.method.description, target: request.target, timestamp: signed.timestamp, body: request.body)
         guard signed.isValid(for: canonical, key: device.key) else { return HTTPResponse(answers.notFound, "no:bad-signature") }
-        if case let .limited(retryAfter) = try storage.takeRateToken("device " + device.record.id, limit: configuration.deviceLimit, at: now) {
+        let (decision, check) = try storage.takeRateToken(
+            "device " + device.record.id, limit: configuration.deviceLimit, at: now, checking: device.record.id, session: route.sessionId)
+        if case let .limited(retryAfter) = decision {
             return answers.rateLimited(retryAfter: retryAfter, note: "rate-limited")
+        }
+        // Another instance's change this instance has not heard of yet (its notification is a moment behind the
+        // commit): catch up now, so every instance serves what the database holds the moment a change answered.
+        if let check, case let behind = cache.behind(check, device: device.record.id, session: route.sessionId), !behind.isEmpty {
+            storage.catchUp(behind)
+            try cache.revalidate()
+            guard let current = try cache.device(signed.deviceId), !current.record.isRevoked else { return HTTPResponse(answers.notFound, "no:revoked") }
         }
         switch route {
         case let .keys(query): return try keys(request, device: device, query: query, now: second)

@@ -10,6 +10,7 @@ extension SyncServer {
     /// (400 badKey: a DER SubjectPublicKeyInfo of a valid P-256 point, standard base64), then the token,
     /// consumed atomically by storage together with the device's insertion (a bad, expired, revoked or
     /// used token: the flat 404). The write runs on a write thread; the answer is sent once it committed.
+    /// The same enrollment asked again (same token and key: its answer was lost) gets the same device.
     func enroll(_ request: HTTPRequest) throws -> HTTPResponse {
         guard request.method == .post else { return HTTPResponse(answers.postOnly, "method") }
         let now = clock()
@@ -38,13 +39,16 @@ extension SyncServer {
         guard let credential = CredentialSecret.hash(token) else { return HTTPResponse(answers.notFound, "no:token") }
         return deferredWrite("enroll") { [self] in
             let device = NewDevice(id: try DeviceID.generate(), publicKey: key.derRepresentation, platform: platform, name: name)
-            let issuedAt = seconds(clock())
-            guard let record = try storage.enroll(credentialHash: credential, device: device, at: issuedAt) else {
+            guard let record = try storage.enroll(credentialHash: credential, device: device, at: seconds(clock())) else {
                 return HTTPResponse(answers.notFound, "no:token")
             }
             cache.remember(key)
-            let certificate = try DeviceCertificate.issue(for: record, key: certificateKey, issuedAt: issuedAt)
-            return SyncAnswers.json(200, ["deviceId": .string(record.id), "deviceCert": .string(certificate)], note: "enrolled")
+            // A retry of an enrollment whose answer was lost gets the device it made (storage answers it), with a
+            // certificate of the same claims: issued at the enrollment.
+            let signer = certificateKeys.keys(at: try cache.revalidate()).signer
+            let certificate = try DeviceCertificate.issue(for: record, key: signer, issuedAt: record.enrolledAt)
+            return SyncAnswers.json(
+                200, ["deviceId": .string(record.id), "deviceCert": .string(certificate)], note: record.id == device.id ? "enrolled" : "enrolled:again")
         }
     }
 }

@@ -19,7 +19,7 @@ public final class SyncServer: HTTPResponder {
     public let configuration: SyncConfiguration
     let storage: any ServerStorage
     let cache: SyncCache
-    let certificateKey: DeviceCertificateKey
+    let certificateKeys: CertificateKeyring
     let administration: Administration
     let answers = SyncAnswers()
     let hub: EventHub
@@ -29,7 +29,6 @@ public final class SyncServer: HTTPResponder {
     /// The server's clock: Unix seconds with a fraction. Tests pass their own.
     let clock: @Sendable () -> Double
     let alarm: @Sendable (String) -> Void
-    let certificateKeys: SharedResponse
 
     /// The request headers the routes read (the origin's too, for `--public`).
     public static let requestHeaders = [
@@ -37,12 +36,13 @@ public final class SyncServer: HTTPResponder {
     ] + Origin.requestHeaders.filter { $0 != "if-none-match" }
 
     /// - Parameters:
+    ///   - certificateKeys: the key that signs device certificates and those published (`CertificateKeyring`).
     ///   - origin: answers `/api/sync/asset/…` and `/api/sync/appconfig` (`serve --public`); nil: those are 404.
     ///   - accessLog: one line per request, never a token, key, signature or code (see `finished`).
     ///   - clock: Unix seconds; the default is the system clock.
     ///   - alarm: operational messages (a storage failure behind a 500).
     public init(
-        storage: any ServerStorage, certificateKey: DeviceCertificateKey, configuration: SyncConfiguration = SyncConfiguration(),
+        storage: any ServerStorage, certificateKeys: CertificateKeyring, configuration: SyncConfiguration = SyncConfiguration(),
         origin: (any HTTPResponder)? = nil, accessLog: AccessLog? = nil,
         clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
         alarm: @escaping @Sendable (String) -> Void = SyncServer.standardError
@@ -50,15 +50,26 @@ public final class SyncServer: HTTPResponder {
         self.configuration = configuration
         self.storage = storage
         self.cache = SyncCache(storage: storage)
-        self.certificateKey = certificateKey
+        self.certificateKeys = certificateKeys
         self.administration = Administration(storage: storage, clock: { Int64(clock().rounded(.down)) })
         self.origin = origin
         self.accessLog = accessLog
         self.clock = clock
         self.alarm = alarm
         self.writes = WorkQueue(threads: configuration.writeThreads, maxQueued: configuration.maxQueuedWrites, name: "sync-write")
-        self.certificateKeys = SharedResponse(SyncAnswers.json(200, Array((certificateKey.jwkSet + "\n").utf8), cacheControl: "public, max-age=300"))
         self.hub = EventHub(cache: cache, configuration: configuration, clock: clock, alarm: alarm)
+    }
+
+    /// A server whose certificates are signed by `certificateKey` alone (one box).
+    public convenience init(
+        storage: any ServerStorage, certificateKey: DeviceCertificateKey, configuration: SyncConfiguration = SyncConfiguration(),
+        origin: (any HTTPResponder)? = nil, accessLog: AccessLog? = nil,
+        clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
+        alarm: @escaping @Sendable (String) -> Void = SyncServer.standardError
+    ) {
+        self.init(
+            storage: storage, certificateKeys: CertificateKeyring(certificateKey), configuration: configuration, origin: origin,
+            accessLog: accessLog, clock: clock, alarm: alarm)
     }
 
     public static let standardError: @Sendable (String) -> Void = { message in
@@ -122,7 +133,8 @@ public final class SyncServer: HTTPResponder {
             if path.elementsEqual(Self.enrollPath) { return try enroll(request) }
             if path.elementsEqual(Self.timePath) { return time(request) }
             if path.elementsEqual(Self.certificateKeysPath) {
-                return isRead(request) ? HTTPResponse(certificateKeys, "cert-keys") : HTTPResponse(answers.readOnly, "method")
+                guard isRead(request) else { return HTTPResponse(answers.readOnly, "method") }
+                return HTTPResponse(certificateKeys.keys(at: try cache.revalidate()).published, "cert-keys")
             }
             if path.starts(with: Self.assetPrefix) || path.elementsEqual(Self.appconfigPath) {
                 return origin?.respond(to: request) ?? HTTPResponse(answers.notFound, "no:no-origin")

@@ -41,9 +41,15 @@ import Testing
         #expect(try harness.storage.device(id: id)?.scope == .session("talk"))
         let again = try client.request("POST", "/api/sync/enroll", body: TestDevice.enrollBody(token: code, key: try P256.PrivateKey()))
         #expect(again.status == 404 && again.text == #"{"error":"notFound"}"#)
-        // Typing is forgiving: lower case, no hyphens (still spent).
+        // Typing is forgiving: lower case, no hyphens. With the same key it is this enrollment asked again (its
+        // answer was lost): the same device, nothing more spent.
         let typed = code.lowercased().replacingOccurrences(of: "-", with: "")
-        #expect(try client.request("POST", "/api/sync/enroll", body: TestDevice.enrollBody(token: typed, key: key)).status == 404)
+        let retried = try client.request("POST", "/api/sync/enroll", body: TestDevice.enrollBody(token: typed, key: key))
+        #expect(retried.status == 200 && retried.json?["deviceId"]?.stringValue == id, "\(retried.text)")
+        let retriedCertificate = try #require(retried.json?["deviceCert"]?.stringValue)
+        let retriedClaims = try #require(DeviceCertificate.verify(retriedCertificate, publicKey: published))
+        #expect(retriedClaims == claims)
+        #expect(try harness.storage.devices().count == 1)
     }
 
     @Test func everyBadTokenIsTheSameFlat404() throws {

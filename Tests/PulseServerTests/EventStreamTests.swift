@@ -19,10 +19,15 @@ final class EventReader {
     private(set) var retry: String?
     private(set) var ended = false
 
-    init(_ harness: SyncHarness, device: TestDevice, session: String, lastEventId: String? = nil, timeout: Double = 5) throws {
-        client = try harness.client(timeout: timeout)
+    convenience init(_ harness: SyncHarness, device: TestDevice, session: String, lastEventId: String? = nil, timeout: Double = 5) throws {
+        try self.init(try harness.client(timeout: timeout), device: device, session: session, at: harness.clock.seconds, lastEventId: lastEventId)
+    }
+
+    /// A stream over `client` (a server, or a proxy in front of several), signed at `timestamp`.
+    init(_ client: RawClient, device: TestDevice, session: String, at timestamp: Int64, lastEventId: String? = nil) throws {
+        self.client = client
         let target = "/api/sync/events?session=\(session)"
-        var headers = [("X-Pulse-Device", try device.header("GET", target, at: harness.clock.seconds)), ("Accept", "text/event-stream")]
+        var headers = [("X-Pulse-Device", try device.header("GET", target, at: timestamp)), ("Accept", "text/event-stream")]
         if let lastEventId { headers.append(("Last-Event-ID", lastEventId)) }
         var request = "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
         for (name, value) in headers { request += "\(name): \(value)\r\n" }

@@ -69,6 +69,7 @@ import Testing
     static func populatedSQLite() throws -> (TemporaryFolder, SQLiteStorage, [String: [UInt8]]) {
         let folder = try TemporaryFolder()
         let data = try DataFolder.prepare(folder.url.appendingPathComponent("data").path)
+        _ = try DeviceCertificateKey.loadOrCreate(in: data)
         let storage = try data.openStorage(connections: 2)
         let gated = GatedResource(id: "r1", rule: GateRule(releaseAfterSlide: 3, releaseAt: nil), entry: ["id": "r1", "gated": false])
         _ = try storage.importContent(
@@ -116,6 +117,7 @@ import Testing
             ["table": "key_tables", "rows": 3, "leftBehind": 0], ["table": "series", "rows": 1, "leftBehind": 0],
             ["table": "series_sessions", "rows": 2, "leftBehind": 0], ["table": "session_changes", "rows": 8, "leftBehind": 0],
             ["table": "replay_keys", "rows": 3, "leftBehind": 1], ["table": "diag_samples", "rows": 3, "leftBehind": 0],
+            ["table": "certificate_keys", "rows": 1, "leftBehind": 0],
         ])
 
         // Every read answers as the SQLite store does.
@@ -134,6 +136,10 @@ import Testing
         #expect(try postgres.samples(sessionId: "talk") == sqlite.samples(sessionId: "talk"))
         #expect(try postgres.latestSamples(sessionId: "talk", since: 0) == sqlite.latestSamples(sessionId: "talk", since: 0))
         #expect(try postgres.isStaffToken(hash: hashes["staff"]!, at: 2000))
+        // The box's certificate key is the database's: the instances sign with it, its certificates verify.
+        let boxKey = try DeviceCertificateKey.loadOrCreate(in: try DataFolder.prepare(data))
+        #expect(try postgres.certificateKeys().map(\.keyId) == [boxKey.keyId])
+        #expect(try postgres.prepareCertificateKeys(adopting: nil, at: 3000).map(\.keyId) == [boxKey.keyId])
 
         // And it goes on from there: spent codes stay spent, replay keys still refuse, the cap holds,
         // sequences continue.

@@ -66,6 +66,69 @@ import Testing
         #expect(Date().timeIntervalSince(started) < 1)
     }
 
+    /// An instance serves what the database holds even before the notification of another instance's change
+    /// reached it: the request's rate-token round trip reads the device's status and the session's change
+    /// sequence too, and a cache found behind catches up first. B's listener is held inside an observer while
+    /// A advances and revokes; B already serves the new frontier and refuses the revoked device.
+    @Test func anInstanceWhoseNotificationIsLateStillServesWhatTheDatabaseHolds() throws {
+        let (a, b) = try Self.twoInstances()
+        try a.seed(["talk"], state: .live)
+        _ = try a.storage.advance(sessionId: "talk", to: 1, at: a.clock.seconds)
+        let device = try a.enroll(try a.code(.session("talk")))
+        let other = try a.enroll(try a.code(.session("talk")))
+        try (b.storage as! PostgresStorage).synchronize()
+        for someone in [device, other] {  // B's caches hold both devices and the session
+            let keys = try b.client().signed("GET", "/api/sync/keys?session=talk", by: someone, at: b.clock.seconds)
+            #expect(try KeysReleaseWalkTests.released(keys).map(\.n) == [0, 1])
+        }
+
+        let held = Gate()
+        b.storage.observeChanges { _ in held.pass() }
+        held.close()
+        _ = try a.code(.session("talk"))  // a notification B's listener now stops on
+        #expect(held.waitUntilSomeoneWaits(seconds: 5))
+        let staff = try a.staffToken()
+        let auth = [("Authorization", "Bearer \(staff)")]
+        #expect(try a.client().request("POST", "/api/staff/sessions/talk/advance", auth, body: Array(#"{"maxShown":4}"#.utf8)).status == 200)
+        #expect(try a.client().request("POST", "/api/staff/devices/\(other.id)/revoke", auth).status == 200)
+
+        let keys = try b.client().signed("GET", "/api/sync/keys?session=talk", by: device, at: b.clock.seconds)
+        #expect(try KeysReleaseWalkTests.released(keys).map(\.n) == [0, 1, 2, 3, 4])
+        let revoked = try b.client().signed("GET", "/api/sync/keys?session=talk", by: other, at: b.clock.seconds)
+        #expect(revoked.status == 404)
+        held.open()
+    }
+
+    /// The hub of the instance holding the stream wakes on the notification itself: with its polling slowed
+    /// to once a minute, twenty advances made through the other instance each reach the stream at once.
+    @Test func anotherInstancesAdvanceWakesTheHubWithoutWaitingForItsPoll() throws {
+        let database = try PostgresCluster.shared().createDatabase("wake")
+        let clock = TestClock()
+        let a = try SyncHarness(#function + "-a", clock: clock, storage: { try PostgresStorage(configuration: database.configuration) })
+        let b = try SyncHarness(
+            #function + "-b", clock: clock, configure: { $0.eventPollSeconds = 60 },
+            storage: { try PostgresStorage(configuration: database.configuration) })
+        try a.seed(["talk"], slides: 30, state: .live)
+        let device = try a.enroll(try a.code(.session("talk")))
+        let stream = try EventReader(b, device: device, session: "talk")
+        _ = try stream.next(2)  // the snapshot: state and manifest
+        let staff = try a.staffToken()
+        let client = try a.client()
+        var latencies: [Double] = []
+        for slide in 1...20 {
+            let started = Date()
+            let advance = try client.request(
+                "POST", "/api/staff/sessions/talk/advance", [("Authorization", "Bearer \(staff)")], body: Array("{\"maxShown\":\(slide)}".utf8))
+            #expect(advance.status == 200)
+            let events = try stream.next()
+            latencies.append(Date().timeIntervalSince(started))
+            #expect(events.first?.data == ["maxShown": .int(slide), "deckVersion": 1])
+        }
+        let sorted = latencies.sorted()
+        print("advance through A to B's stream, 20 advances: p50 \(Int(sorted[9] * 1000)) ms, max \(Int(sorted[19] * 1000)) ms")
+        #expect(sorted[19] < 1)
+    }
+
     @Test func aDeviceMeetsOneRateLimitAcrossInstancesAndAReplayIsRefusedByTheOther() throws {
         let (a, b) = try Self.twoInstances()
         try a.seed(["talk"], state: .live)
@@ -196,4 +259,38 @@ final class Servers: @unchecked Sendable {
     private var started: [Int: Result<ServerProcess, any Error>] = [:]
     func set(_ n: Int, _ result: Result<ServerProcess, any Error>) { lock.withLock { started[n] = result } }
     func get(_ n: Int) throws -> ServerProcess { try lock.withLock { started[n]! }.get() }
+}
+
+/// Holds whoever calls `pass()` while closed, until `open()`.
+final class Gate: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var closed = false
+    private var waiting = 0
+
+    func close() { condition.withLock { closed = true } }
+
+    func open() {
+        condition.withLock {
+            closed = false
+            condition.broadcast()
+        }
+    }
+
+    func pass() {
+        condition.withLock {
+            waiting += 1
+            condition.broadcast()
+            while closed { condition.wait() }
+            waiting -= 1
+        }
+    }
+
+    /// True once a caller of `pass()` is held.
+    func waitUntilSomeoneWaits(seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        return condition.withLock {
+            while waiting == 0 { if !condition.wait(until: deadline) { return waiting > 0 } }
+            return true
+        }
+    }
 }

@@ -85,6 +85,29 @@ import Testing
         }
     }
 
+    /// Six instances starting together on an empty database make one device certificate key; one adopting its
+    /// data folder's key adds it after that one (the oldest signs), and adopting it again changes nothing.
+    @Test func instancesStartingTogetherMakeOneCertificateKeyAndAdoptOthers() throws {
+        let database = try Self.database()
+        let kids = Lines()
+        let failures = Counter()
+        DispatchQueue.concurrentPerform(iterations: 6) { _ in
+            do {
+                let storage = try PostgresStorage(configuration: database.configuration, connections: 1, watchChanges: false)
+                kids.add(out: try storage.prepareCertificateKeys(adopting: nil, at: 1000).map(\.keyId).joined(separator: ","))
+            } catch { failures.add() }
+        }
+        #expect(failures.value == 0 && Set(kids.out).count == 1 && !kids.out[0].contains(","), "\(kids.out)")
+        let storage = try PostgresStorage(configuration: database.configuration, connections: 1, watchChanges: false)
+        let folder = try TemporaryFolder()
+        let boxKey = try DeviceCertificateKey.loadOrCreate(in: try DataFolder.prepare(folder.url.appendingPathComponent("data").path))
+        #expect(try storage.prepareCertificateKeys(adopting: boxKey, at: 2000).map(\.keyId) == [kids.out[0], boxKey.keyId])
+        #expect(try storage.prepareCertificateKeys(adopting: boxKey, at: 3000).map(\.keyId) == [kids.out[0], boxKey.keyId])
+        // Stored as the data folder keeps it (PKCS#8 PEM), and nowhere in plain sight of a message.
+        let stored = try PostgresConnection(database.configuration).query("SELECT private_key FROM certificate_keys WHERE kid = $1", [.text(boxKey.keyId)])
+        #expect(String(decoding: try #require(stored.first).bytes(0), as: UTF8.self).hasPrefix("-----BEGIN PRIVATE KEY-----"))
+    }
+
     @Test func aDatabaseWithANewerSchemaIsRefused() throws {
         let database = try Self.database()
         _ = try PostgresStorage(configuration: database.configuration, watchChanges: false)

@@ -19,10 +19,11 @@ final class ServerProcess: @unchecked Sendable {
     /// Runs `pulse-server serve --data <data> --listen 127.0.0.1:0 <arguments>` and waits for its address.
     /// - Parameter environment: added to this process's environment, from which PULSE_DATABASE_URL is
     ///   removed (one set where the tests run must not send the server to that database).
-    init(data: String, _ arguments: [String] = [], environment: [String: String] = [:], waitForStart: Bool = true) throws {
+    /// `data` nil: no `--data` (a server on PostgreSQL needs none).
+    init(data: String?, _ arguments: [String] = [], environment: [String: String] = [:], waitForStart: Bool = true) throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build the pulse-server executable first (swift build)")
         process.executableURL = Self.binary
-        process.arguments = ["serve", "--data", data, "--listen", "127.0.0.1:0"] + arguments
+        process.arguments = ["serve"] + (data.map { ["--data", $0] } ?? []) + ["--listen", "127.0.0.1:0"] + arguments
         process.environment = ProcessInfo.processInfo.environment.filter { $0.key != ServerCommand.databaseVariable }
             .merging(environment) { $1 }
         process.standardError = errors

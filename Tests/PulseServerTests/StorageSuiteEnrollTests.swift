@@ -102,7 +102,64 @@ import Testing
         #expect(try storage.device(id: device.id)?.revokedAt == 1200)
     }
 
+    /// An enrollment whose answer was lost (a killed instance, a proxy's retry, the app asking again) is the
+    /// same credential and key again: it gets the device it made and spends nothing more.
+    @Test(arguments: StorageBackend.all)
+    func aRetriedEnrollmentGetsTheDeviceItMadeAndSpendsNothingMore(_ backend: StorageBackend) throws {
+        let storage = try backend.make().storage
+        try TestContent.seed(storage, "talk")
+        let code = try Self.code(storage)
+        let made = try #require(try storage.enroll(credentialHash: code, device: Self.device(1), at: 1100))
+        var retry = Self.device(2)
+        retry.publicKey = Self.device(1).publicKey
+        #expect(try storage.enroll(credentialHash: code, device: retry, at: 1200) == made)  // its id and enrolledAt
+        #expect(try storage.enroll(credentialHash: code, device: Self.device(3), at: 1200) == nil)  // another key: spent
+        #expect(try storage.devices() == [made])
+        #expect(try storage.credentials().first?.devicesEnrolled == 1)
+
+        // A registration token: the retry takes no place under the cap.
+        let token = SHA256.hash(Array("two".utf8))
+        try storage.addCredential(NewCredential(hash: token, kind: .registrationToken, scope: .series("conf"), maxDevices: 2, createdAt: 1000))
+        let first = try #require(try storage.enroll(credentialHash: token, device: Self.device(10), at: 1100))
+        var again = Self.device(11)
+        again.publicKey = Self.device(10).publicKey
+        #expect(try storage.enroll(credentialHash: token, device: again, at: 1101)?.id == first.id)
+        #expect(try storage.enroll(credentialHash: token, device: Self.device(12), at: 1102) != nil)
+        #expect(try storage.enroll(credentialHash: token, device: Self.device(13), at: 1103) == nil)  // the cap: 2
+
+        // Not for a revoked device (the code stays spent), nor once the credential is revoked.
+        #expect(try storage.revokeDevice(id: made.id, at: 1300))
+        #expect(try storage.enroll(credentialHash: code, device: retry, at: 1301) == nil)
+        #expect(try storage.revokeCredential(hash: token, at: 1302))
+        #expect(try storage.enroll(credentialHash: token, device: again, at: 1303) == nil)
+        #expect(try storage.devices().count == 3)
+    }
+
     // MARK: - Races decided by the database
+
+    /// Twenty copies of one enrollment at once (a proxy's retry racing the first attempt) on an uncapped
+    /// registration token, over two instances: one device.
+    @Test(arguments: StorageBackend.all)
+    func concurrentCopiesOfOneEnrollmentMakeOneDevice(_ backend: StorageBackend) throws {
+        let instance = try backend.make()
+        let token = SHA256.hash(Array("open".utf8))
+        try instance.storage.addCredential(NewCredential(hash: token, kind: .registrationToken, scope: .series("conf"), createdAt: 1000))
+        let peer = try instance.peer()
+        let ids = Lines()
+        let failures = Counter()
+        DispatchQueue.concurrentPerform(iterations: 20) { n in
+            do {
+                var device = Self.device(100 + n)
+                device.publicKey = TestContent.publicKey(7)
+                let storage = n % 2 == 0 ? instance.storage : peer
+                if let made = try storage.enroll(credentialHash: token, device: device, at: 1100) { ids.add(out: made.id) }
+            } catch { failures.add() }
+        }
+        #expect(failures.value == 0)
+        #expect(ids.out.count == 20 && Set(ids.out).count == 1)
+        #expect(try instance.storage.devices().count == 1)
+        #expect(try instance.storage.credentials().first?.devicesEnrolled == 1)
+    }
 
     @Test(arguments: StorageBackend.all)
     func fiftyThreadsEnrollingWithOneCodeMakeExactlyOneDevice(_ backend: StorageBackend) throws {
