@@ -1,4 +1,5 @@
 import Foundation
+import PulseCore
 import PulseStore
 import Synchronization
 
@@ -117,7 +118,7 @@ public struct Syncer: Sendable {
         let totals = Mutex<(done: Int, received: Int, resumed: Int)>((0, 0, 0))
         let progress = self.progress
         progress?(SyncProgress(label: label, done: 0, total: missing.count, bytes: 0))
-        try Workers.run(missing, width: parallel) { ref in
+        try ParallelWork.run(missing, width: parallel) { ref in
             let outcome = try downloader.fetch(ref)
             let now = totals.withLock { totals in
                 totals.done += 1

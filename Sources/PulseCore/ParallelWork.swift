@@ -2,9 +2,10 @@ import Foundation
 import Synchronization
 
 /// Runs blocking work on a few threads of its own (not Swift's cooperative pool, which blocking
-/// network calls would starve). After the first error no new item starts; that error is rethrown.
-enum ParallelWork {
-    static func run<Item: Sendable>(_ items: [Item], width: Int, _ body: @escaping @Sendable (Item) throws -> Void) throws {
+/// network calls would starve). After the first error no new item starts; that error is rethrown once all
+/// stop. Push uploads with it, the reference client downloads with it.
+public enum ParallelWork {
+    public static func run<Item: Sendable>(_ items: [Item], width: Int, _ body: @escaping @Sendable (Item) throws -> Void) throws {
         guard !items.isEmpty else { return }
         let state = Mutex<(next: Int, error: (any Error)?)>((0, nil))
         let group = DispatchGroup()
