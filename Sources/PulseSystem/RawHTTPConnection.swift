@@ -111,14 +111,8 @@ public final class RawHTTPConnection: @unchecked Sendable {
             return
         }
         if let text = head.header("content-length") {
-            guard var left = Int(text), left >= 0 else { throw Failure("\(peer) sent Content-Length \"\(text)\"") }
-            while left > 0 {
-                if pending.isEmpty { try fill() }
-                let take = min(left, pending.count)
-                try piece(Array(pending[..<take]))
-                pending.removeFirst(take)
-                left -= take
-            }
+            guard let length = Int(text), length >= 0 else { throw Failure("\(peer) sent Content-Length \"\(text)\"") }
+            try hand(length, to: piece)
             return
         }
         while true {
@@ -225,7 +219,16 @@ public final class RawHTTPConnection: @unchecked Sendable {
     /// still arriving); false after the last one.
     private func streamChunk(_ piece: ([UInt8]) throws -> Void) throws -> Bool {
         var framing: [UInt8] = []
-        guard var left = try readChunkSize(into: &framing) else { return false }
+        guard let size = try readChunkSize(into: &framing) else { return false }
+        try hand(size, to: piece)
+        while pending.count < 2 { try fill() }
+        pending.removeFirst(2)
+        return true
+    }
+
+    /// The next `count` bytes handed to `piece` as they arrive.
+    private func hand(_ count: Int, to piece: ([UInt8]) throws -> Void) throws {
+        var left = count
         while left > 0 {
             if pending.isEmpty { try fill() }
             let take = min(left, pending.count)
@@ -233,9 +236,6 @@ public final class RawHTTPConnection: @unchecked Sendable {
             pending.removeFirst(take)
             left -= take
         }
-        while pending.count < 2 { try fill() }
-        pending.removeFirst(2)
-        return true
     }
 
     /// A chunk's size line (appended to `raw`); nil for the last chunk, whose trailers are read too.
