@@ -44,7 +44,7 @@ let package = Package(
         target("PulsePDF", ["CQPDF", "CZlib", "PulseCrypto"]),
         target("PulseImage", ["CZlib"]),
         target("PulseHTTPServer", ["CMicroHTTPD"]),
-        target("PulseSystem", []),  // execv; a raw HTTP/1.1 client over a socket (pulse-conformance, pulse-device's event stream)
+        target("PulseSystem", []),  // execv; a raw HTTP/1.1 client over a socket (pulse-conformance, pulse-device's event stream, the HTTP tests)
         target("PulseSQLite", ["CSQLite"]),
         target("PulsePostgres", ["CPostgres"]),
         // A throwaway PostgreSQL cluster (initdb in a temp folder) for the tests of every module that needs one.
@@ -84,13 +84,13 @@ let package = Package(
         testTarget("PulseCommandLineTests", ["PulseCommandLine"]),
         testTarget("PulseAgeTests", ["PulseAge", "PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine"]),
         testTarget("PulseOpsTests", ["PulseOps", "PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine"]),
-        testTarget("PulseHTTPServerTests", ["PulseHTTPServer"]),
-        testTarget("PulseOriginTests", ["PulseOrigin", "PulseHTTPServer", "PulseCrypto", "PulseCommandLine"]),
+        testTarget("PulseHTTPServerTests", ["PulseHTTPServer", "PulseSystem"]),
+        testTarget("PulseOriginTests", ["PulseOrigin", "PulseHTTPServer", "PulseCrypto", "PulseCommandLine", "PulseSystem"]),
         testTarget("PulseSQLiteTests", ["PulseSQLite"]),
         testTarget("PulsePostgresTests", ["PulsePostgres", "PulsePostgresTesting"]),
         testTarget("PulseServerTests", [
             "PulseServer", "PulseSQLite", "PulseCore", "PulseCrypto", "PulseAge", "PulseCommandLine", "PulsePack", "PulseStore",
-            "PulseHTTPServer", "PulsePostgres", "PulsePostgresTesting",
+            "PulseHTTPServer", "PulsePostgres", "PulsePostgresTesting", "PulseSystem",
         ]),
         testTarget("PulsePDFTests", ["PulsePDF", "PulseCrypto"]),
         testTarget("PulsePackTests", ["PulsePack", "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseAge"]),

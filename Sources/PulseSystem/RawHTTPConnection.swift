@@ -5,7 +5,8 @@ import Glibc
 /// One HTTP/1.1 connection over a plain TCP socket that sends exactly the bytes it is given and reads
 /// answers byte for byte: for checks that an ordinary client would get in the way of (a malformed
 /// header, a doubled header, two 404s compared to the last byte, a header trick). pulse-conformance uses
-/// it for `http://` servers; no TLS.
+/// it for `http://` servers, and the HTTP tests of the server modules for everything on the wire (a source
+/// address per connection, whether and when the server closed); no TLS.
 ///
 /// It also reads a body piece by piece as it arrives (`readBody`), blocking in `recv` without spinning, for
 /// pulse-device's event stream: FoundationNetworking's URLSession keeps a core busy while a streaming answer
@@ -16,16 +17,21 @@ public final class RawHTTPConnection: @unchecked Sendable {
     /// Why a connection or an exchange failed; the text says what and where.
     public struct Failure: Error, CustomStringConvertible, Sendable {
         public var description: String
-        init(_ description: String) { self.description = description }
+        public init(_ description: String) { self.description = description }
     }
 
     private var fd: Int32
     private var pending: [UInt8] = []
+    private let host: String
+    private let port: Int
     private let peer: String
 
     /// Connects to `host:port` (a name, an IPv4 or an IPv6 address), with `timeout` seconds for the
-    /// connection and for each read.
-    public init(host: String, port: Int, timeout: Double = 10) throws {
+    /// connection and for each read and send; from the local address `source` if given (another loopback
+    /// address such as 127.0.0.5, for a server's per-client-address rules).
+    public init(host: String, port: Int, timeout: Double = 10, source: String? = nil) throws {
+        self.host = host
+        self.port = port
         peer = "\(host):\(port)"
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
@@ -36,23 +42,44 @@ public final class RawHTTPConnection: @unchecked Sendable {
             throw Failure("cannot resolve \(host): \(String(cString: gai_strerror(resolved)))")
         }
         defer { freeaddrinfo(list) }
-        var lastError = ECONNREFUSED
+        var lastError = String(cString: strerror(ECONNREFUSED))
         var candidate: UnsafeMutablePointer<addrinfo>? = first
         var connected: Int32 = -1
         while let entry = candidate, connected < 0 {
             candidate = entry.pointee.ai_next
             let socket = Glibc.socket(entry.pointee.ai_family, entry.pointee.ai_socktype, entry.pointee.ai_protocol)
-            guard socket >= 0 else { lastError = errno; continue }
+            guard socket >= 0 else { lastError = String(cString: strerror(errno)); continue }
             Self.setTimeout(socket, seconds: timeout)
-            if Glibc.connect(socket, entry.pointee.ai_addr, entry.pointee.ai_addrlen) == 0 {
+            if let source, let problem = Self.bind(socket, to: source, family: entry.pointee.ai_family) {
+                lastError = problem
+                Glibc.close(socket)
+            } else if Glibc.connect(socket, entry.pointee.ai_addr, entry.pointee.ai_addrlen) == 0 {
                 connected = socket
             } else {
-                lastError = errno
+                lastError = String(cString: strerror(errno))
                 Glibc.close(socket)
             }
         }
-        guard connected >= 0 else { throw Failure("cannot connect to \(peer): \(String(cString: strerror(lastError)))") }
+        guard connected >= 0 else { throw Failure("cannot connect to \(peer): \(lastError)") }
         fd = connected
+    }
+
+    /// Binds `socket` to the local address `source` (port chosen by the system); the problem, or nil.
+    private static func bind(_ socket: Int32, to source: String, family: Int32) -> String? {
+        var hints = addrinfo()
+        hints.ai_family = family
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_flags = AI_NUMERICHOST
+        var list: UnsafeMutablePointer<addrinfo>?
+        let resolved = getaddrinfo(source, "0", &hints, &list)
+        guard resolved == 0, let local = list else {
+            return "cannot use \(source) as the source address: \(String(cString: gai_strerror(resolved)))"
+        }
+        defer { freeaddrinfo(list) }
+        guard Glibc.bind(socket, local.pointee.ai_addr, local.pointee.ai_addrlen) == 0 else {
+            return "cannot bind \(source): \(String(cString: strerror(errno)))"
+        }
+        return nil
     }
 
     deinit { close() }
@@ -84,14 +111,8 @@ public final class RawHTTPConnection: @unchecked Sendable {
             return
         }
         if let text = head.header("content-length") {
-            guard var left = Int(text), left >= 0 else { throw Failure("\(peer) sent Content-Length \"\(text)\"") }
-            while left > 0 {
-                if pending.isEmpty { try fill() }
-                let take = min(left, pending.count)
-                try piece(Array(pending[..<take]))
-                pending.removeFirst(take)
-                left -= take
-            }
+            guard let length = Int(text), length >= 0 else { throw Failure("\(peer) sent Content-Length \"\(text)\"") }
+            try hand(length, to: piece)
             return
         }
         while true {
@@ -112,6 +133,29 @@ public final class RawHTTPConnection: @unchecked Sendable {
             guard sent > 0 else { throw Failure("cannot send to \(peer): \(String(cString: strerror(errno)))") }
             offset += sent
         }
+    }
+
+    /// Sends a request and reads its answer: the request line, `Host` (this connection's host and port), `headers`
+    /// in order, `Content-Length` when `body` is not empty, then the body. No answer body is read for a HEAD.
+    public func request(_ method: String, _ target: String, _ headers: [(String, String)] = [], body: [UInt8] = []) throws
+        -> RawHTTPResponse
+    {
+        var text = "\(method) \(target) HTTP/1.1\r\nHost: \(host.contains(":") ? "[\(host)]" : host):\(port)\r\n"
+        for (name, value) in headers { text += "\(name): \(value)\r\n" }
+        if !body.isEmpty { text += "Content-Length: \(body.count)\r\n" }
+        try send(Array((text + "\r\n").utf8) + body)
+        return try readResponse(bodyless: method == "HEAD")
+    }
+
+    /// Sends `text` as it is (UTF-8).
+    public func send(_ text: String) throws { try send(Array(text.utf8)) }
+
+    /// Sends what the socket takes at once, without waiting: the number of bytes sent, 0 when the socket's
+    /// buffer is full or the connection is gone (for a client that trickles bytes over many connections).
+    public func sendWithoutWaiting(_ bytes: [UInt8]) -> Int {
+        guard fd >= 0 else { return 0 }
+        let sent = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        return max(sent, 0)
     }
 
     /// Reads one response: its head, then a `Content-Length` or chunked body, or (with neither) everything
@@ -175,7 +219,16 @@ public final class RawHTTPConnection: @unchecked Sendable {
     /// still arriving); false after the last one.
     private func streamChunk(_ piece: ([UInt8]) throws -> Void) throws -> Bool {
         var framing: [UInt8] = []
-        guard var left = try readChunkSize(into: &framing) else { return false }
+        guard let size = try readChunkSize(into: &framing) else { return false }
+        try hand(size, to: piece)
+        while pending.count < 2 { try fill() }
+        pending.removeFirst(2)
+        return true
+    }
+
+    /// The next `count` bytes handed to `piece` as they arrive.
+    private func hand(_ count: Int, to piece: ([UInt8]) throws -> Void) throws {
+        var left = count
         while left > 0 {
             if pending.isEmpty { try fill() }
             let take = min(left, pending.count)
@@ -183,9 +236,6 @@ public final class RawHTTPConnection: @unchecked Sendable {
             pending.removeFirst(take)
             left -= take
         }
-        while pending.count < 2 { try fill() }
-        pending.removeFirst(2)
-        return true
     }
 
     /// A chunk's size line (appended to `raw`); nil for the last chunk, whose trailers are read too.
@@ -213,6 +263,47 @@ public final class RawHTTPConnection: @unchecked Sendable {
             pending.removeFirst(end! + 2)
             if end == 0 { return nil }
         }
+    }
+
+    /// The next chunk of a chunked body whose head `readHead` returned, as it arrives; nil after the last one.
+    public func readChunk() throws -> [UInt8]? {
+        var framing: [UInt8] = []
+        return try readChunk(into: &framing)
+    }
+
+    /// Everything that arrives until nothing more has come for `seconds` (what was read already included):
+    /// for checks that a server sent nothing more.
+    public func readUntilQuiet(seconds: Double) throws -> [UInt8] {
+        guard fd >= 0 else { throw Failure("connection to \(peer) is closed") }
+        var bytes = pending
+        pending = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        var waiting = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        while poll(&waiting, 1, Int32(seconds * 1000)) > 0 {
+            let got = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if got <= 0 { break }
+            bytes += chunk[..<got]
+        }
+        return bytes
+    }
+
+    /// True when the server has closed the connection (a read ends or is reset) within the read timeout; false
+    /// when something arrives first (kept for the next read) or nothing does.
+    public func isClosedByPeer() -> Bool {
+        guard fd >= 0 else { return true }
+        if !pending.isEmpty { return false }
+        var byte: UInt8 = 0
+        let got = recv(fd, &byte, 1, 0)
+        if got == 1 { pending.append(byte) }
+        return got == 0 || (got < 0 && errno == ECONNRESET)
+    }
+
+    /// True when the server has closed the connection already, without waiting (nothing is read).
+    public func isClosedNow() -> Bool {
+        guard fd >= 0 else { return true }
+        var byte: UInt8 = 0
+        let got = recv(fd, &byte, 1, Int32(MSG_DONTWAIT | MSG_PEEK))
+        return got == 0 || (got < 0 && errno == ECONNRESET)
     }
 
     /// True when the server closes the connection within the read timeout (after anything it still sends).
@@ -269,28 +360,5 @@ public final class RawHTTPConnection: @unchecked Sendable {
             return start
         }
         return nil
-    }
-}
-
-/// An answer as read off the wire.
-public struct RawHTTPResponse: Sendable {
-    /// Every byte of the answer, status line to the end of the body (chunk framing included).
-    public var raw: [UInt8]
-    public var status: Int
-    /// Header lines in the order received, names lowercased.
-    public var headers: [(name: String, value: String)]
-    public var body: [UInt8]
-
-    public init(raw: [UInt8], status: Int, headers: [(name: String, value: String)], body: [UInt8]) {
-        self.raw = raw
-        self.status = status
-        self.headers = headers
-        self.body = body
-    }
-
-    /// The first value of header `name` (any case).
-    public func header(_ name: String) -> String? {
-        let lower = name.lowercased()
-        return headers.first { $0.name == lower }?.value
     }
 }

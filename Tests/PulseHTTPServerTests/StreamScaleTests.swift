@@ -1,5 +1,6 @@
 import Foundation
 import PulseHTTPServer
+import PulseSystem
 import Testing
 
 /// Thousands of event streams on one server: the clients run in a separate process (Scripts/stream-clients) so
@@ -116,7 +117,7 @@ final class StreamClients {
                 return (try JSONSerialization.jsonObject(with: line) as? [String: Any]) ?? [:]
             }
             let data = output.fileHandleForReading.availableData
-            guard !data.isEmpty else { throw WireClient.Failure(description: "stream-clients exited") }
+            guard !data.isEmpty else { throw RawHTTPConnection.Failure("stream-clients exited") }
             buffer += data
         }
     }

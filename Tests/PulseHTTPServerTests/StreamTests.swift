@@ -1,5 +1,6 @@
 import Foundation
 import PulseHTTPServer
+import PulseSystem
 import Synchronization
 import Testing
 
@@ -68,7 +69,7 @@ func eventually(within seconds: Double, _ condition: () -> Bool) -> Bool {
         // Closed by the application: the end of the body, and the connection stays usable.
         fanOut.streams.first?.close()
         #expect(try client.readChunk() == nil)
-        #expect(try client.readBytesUntilIdle().isEmpty)
+        #expect(try client.readUntilQuiet(seconds: 0.2).isEmpty)
         #expect(eventually(within: 5) { fanOut.ended == [.closed] })
         #expect(server.server.openStreams == 0)
         #expect(server.server.requestsInFlight == 0)
@@ -78,7 +79,7 @@ func eventually(within seconds: Double, _ condition: () -> Bool) -> Bool {
     @Test func clientGoingAwayEndsTheStream() throws {
         let fanOut = FanOut()
         let server = try TestServer({ $0.streamHeartbeatSeconds = 1 }) { _ in FanOut.response(fanOut.stream()) }
-        var client: WireClient? = try server.client()
+        var client: RawHTTPConnection? = try server.client()
         try client!.send("GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(try client!.readResponse(bodyless: true).status == 200)
         #expect(eventually(within: 5) { fanOut.openCount == 1 })
@@ -168,21 +169,5 @@ func eventually(within seconds: Double, _ condition: () -> Bool) -> Bool {
         #expect(eventually(within: 5) { server.server.requestsInFlight == 1 })
         server.server.shutdown(drainSeconds: 0.5)
         #expect(try client.readResponse().status == 503)
-    }
-}
-
-extension WireClient {
-    /// Whatever arrives within a short while (for "nothing more was sent").
-    func readBytesUntilIdle() throws -> [UInt8] {
-        var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let got = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if got <= 0 { break }
-            bytes += chunk[..<got]
-        }
-        return bytes
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import PulseCrypto
 import PulseHTTPServer
+import PulseSystem
 import Testing
 @testable import PulseOrigin
 
@@ -19,8 +20,7 @@ import Testing
         #expect(eventually(within: 10) { running.server.openConnections >= 1024 && attack.age > 1.5 })
         for address in ["127.0.0.100", "127.0.0.101", "127.0.0.102"] {
             let started = Date()
-            let response = try RawHTTPClient(port: running.server.port, source: address, timeoutSeconds: 5)
-                .request("GET", "/api/sync/asset/\(hash)")
+            let response = try running.client(timeout: 5, source: address).request("GET", "/api/sync/asset/\(hash)")
             let seconds = Date().timeIntervalSince(started)
             #expect(response.status == 200)
             #expect(seconds < 1, "served after \(seconds) s")
@@ -49,18 +49,18 @@ import Testing
         let package = try TestPackage()
         let hash = try package.addBlob([7])
         let running = try RunningOrigin(package, configure: { $0.maxConnections = 200; $0.maxConnectionsPerIP = 0 })
-        let idle = try (0..<200).map { _ in try RawHTTPClient(port: running.server.port) }
+        let idle = try (0..<200).map { _ in try running.client() }
         #expect(eventually(within: 5) { running.server.openConnections == 200 })
         // At once: all idle connections are younger than a second, so none is closed for the newcomer.
         var started = Date()
-        let refused = try RawHTTPClient(port: running.server.port, timeoutSeconds: 2).request("GET", "/api/sync/asset/\(hash)")
+        let refused = try running.client(timeout: 2).request("GET", "/api/sync/asset/\(hash)")
         #expect(refused.status == 503)
         #expect(refused.header("Retry-After") == "1")
         #expect(Date().timeIntervalSince(started) < 1)
         // A second later the oldest idle connection makes room.
         Thread.sleep(forTimeInterval: 1.1)
         started = Date()
-        let served = try RawHTTPClient(port: running.server.port, timeoutSeconds: 2).request("GET", "/api/sync/asset/\(hash)")
+        let served = try running.client(timeout: 2).request("GET", "/api/sync/asset/\(hash)")
         #expect(served.status == 200)
         #expect(Date().timeIntervalSince(started) < 1)
         #expect(idle.filter { $0.isClosedNow() }.count == 1)
@@ -91,7 +91,7 @@ import Testing
         let package = try TestPackage()
         let hash = try package.addBlob(TestPackage.randomBytes(1000))
         let running = try RunningOrigin(package)
-        let response = try running.client().request("GET", "/api/sync/asset/\(hash)", ["Range": "bytes=5000-"])
+        let response = try running.client().request("GET", "/api/sync/asset/\(hash)", [("Range", "bytes=5000-")])
         #expect(response.status == 416)
         #expect(response.header("Cache-Control") == "no-store")
         #expect(response.header("ETag") == nil)
@@ -119,8 +119,8 @@ import Testing
         let running = try RunningOrigin(package)
         for target in ["/api/sync/asset/\(hash)", "/api/sync/appconfig?org=acme"] {
             let response = try running.client().request("OPTIONS", target, [
-                "Origin": "https://app.example", "Access-Control-Request-Method": "GET",
-                "Access-Control-Request-Headers": "if-none-match, range",
+                ("Origin", "https://app.example"), ("Access-Control-Request-Method", "GET"),
+                ("Access-Control-Request-Headers", "if-none-match, range"),
             ])
             #expect(response.status == 204, "\(target)")
             #expect(response.header("Access-Control-Allow-Origin") == "*")
@@ -134,7 +134,7 @@ import Testing
         #expect(plain.header("Access-Control-Allow-Methods") == nil)
         let noCors = try RunningOrigin(package, origin: { $0.allowOrigin = nil })
         let refused = try noCors.client().request("OPTIONS", "/api/sync/asset/\(hash)", [
-            "Origin": "https://app.example", "Access-Control-Request-Method": "GET",
+            ("Origin", "https://app.example"), ("Access-Control-Request-Method", "GET"),
         ])
         #expect(refused.header("Access-Control-Allow-Origin") == nil)
     }
@@ -174,31 +174,27 @@ final class Slowloris: @unchecked Sendable {
     func stop() { lock.withLock { stopped = true } }
 
     private func run() {
-        var connections: [(address: String, fd: Int32)] = []
-        defer { for connection in connections { close(connection.fd) } }
+        var connections: [(address: String, connection: RawHTTPConnection?)] = []
         for address in addresses {
-            for _ in 0..<perAddress { if let fd = open(address) { connections.append((address, fd)) } }
+            for _ in 0..<perAddress { if let connection = open(address) { connections.append((address, connection)) } }
         }
         while !lock.withLock({ stopped }) {
             Thread.sleep(forTimeInterval: 1)
             for index in connections.indices {
-                var byte: UInt8 = 0x61
-                if send(connections[index].fd, &byte, 1, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) == 1 {
+                if connections[index].connection?.sendWithoutWaiting([0x61]) == 1 {
                     lock.withLock { sent += 1 }
                 } else if reconnect {
-                    close(connections[index].fd)
-                    connections[index].fd = open(connections[index].address) ?? -1
+                    connections[index].connection = nil
+                    connections[index].connection = open(connections[index].address)
                 }
             }
         }
     }
 
     /// A connection with a request line and the start of a header.
-    private func open(_ address: String) -> Int32? {
-        guard let client = try? RawHTTPClient(port: port, source: address, timeoutSeconds: 1) else { return nil }
-        let fd = client.takeDescriptor()
-        let start = Array("GET /api/sync/asset/x HTTP/1.1\r\nX-Slow: ".utf8)
-        _ = start.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-        return fd
+    private func open(_ address: String) -> RawHTTPConnection? {
+        guard let connection = try? RawHTTPConnection(host: "127.0.0.1", port: Int(port), timeout: 1, source: address) else { return nil }
+        _ = connection.sendWithoutWaiting(Array("GET /api/sync/asset/x HTTP/1.1\r\nX-Slow: ".utf8))
+        return connection
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import PulseCrypto
 import PulseHTTPServer
+import PulseSystem
 import Synchronization
 import Testing
 @testable import PulseOrigin
@@ -205,7 +206,7 @@ final class UnixSocket {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         guard bound == 0, listen(fd, 1) == 0, rename(short, path) == 0 else {
-            throw RawHTTPClient.Failure(description: "unix socket \(path)")
+            throw RawHTTPConnection.Failure("unix socket \(path)")
         }
     }
 

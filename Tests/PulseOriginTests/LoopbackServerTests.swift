@@ -1,6 +1,7 @@
 import Foundation
 import PulseCrypto
 import PulseHTTPServer
+import PulseSystem
 import Testing
 @testable import PulseOrigin
 
@@ -30,7 +31,10 @@ final class RunningOrigin {
 
     deinit { server.stop() }
 
-    func client(timeout: Double = 10) throws -> RawHTTPClient { try RawHTTPClient(port: server.port, timeoutSeconds: timeout) }
+    /// A raw connection to the origin, from the loopback address `source` if given.
+    func client(timeout: Double = 10, source: String? = nil) throws -> RawHTTPConnection {
+        try RawHTTPConnection(host: "127.0.0.1", port: Int(server.port), timeout: timeout, source: source)
+    }
 
     var accessLog: [String] {
         (try? String(contentsOfFile: logPath, encoding: .utf8))?.split(separator: "\n").map(String.init) ?? []
@@ -75,18 +79,18 @@ final class RunningOrigin {
         #expect(head.status == 200)
         #expect(head.header("Content-Length") == "200000")
         #expect(head.body.isEmpty)
-        let notModified = try client.request("GET", path, ["If-None-Match": "\"\(hash)\""])
+        let notModified = try client.request("GET", path, [("If-None-Match", "\"\(hash)\"")])
         #expect(notModified.status == 304)
         #expect(notModified.header("ETag") == "\"\(hash)\"")
         #expect(notModified.header("Cache-Control") == "public, max-age=31536000, immutable")
-        let partial = try client.request("GET", path, ["Range": "bytes=100-199"])
+        let partial = try client.request("GET", path, [("Range", "bytes=100-199")])
         #expect(partial.status == 206)
         #expect(partial.header("Content-Range") == "bytes 100-199/200000")
         #expect(partial.body == Array(bytes[100...199]))
-        let unsatisfiable = try client.request("GET", path, ["Range": "bytes=200000-"])
+        let unsatisfiable = try client.request("GET", path, [("Range", "bytes=200000-")])
         #expect(unsatisfiable.status == 416)
         #expect(unsatisfiable.header("Content-Range") == "bytes */200000")
-        let post = try client.request("POST", path, ["Content-Length": "0"])
+        let post = try client.request("POST", path, [("Content-Length", "0")])
         #expect(post.status == 405)
         #expect(post.header("Allow") == "GET, HEAD, OPTIONS")
         let missing = try client.request("GET", "/api/sync/asset/\(SHA256.hex([1]))")
@@ -159,7 +163,7 @@ final class RunningOrigin {
         #expect(ok.status == 200)
         #expect(ok.body == Array(#"{"org":"acme","productName":"Acme"}"#.utf8))
         #expect(ok.header("ETag") == "\"\(version)\"")
-        #expect(try client.request("GET", "/api/sync/appconfig?org=acme", ["If-None-Match": "\"\(version)\""]).status == 304)
+        #expect(try client.request("GET", "/api/sync/appconfig?org=acme", [("If-None-Match", "\"\(version)\"")]).status == 304)
         #expect(try client.request("GET", "/api/sync/appconfig?org=nobody").status == 404)
         #expect(try client.request("GET", "/healthz").status == 200)
     }
@@ -169,7 +173,7 @@ final class RunningOrigin {
         let hash = try package.addBlob([7])
         let running = try RunningOrigin(package, configure: { $0.idleTimeoutSeconds = 3; $0.maxConnectionsPerIP = 0 })
         // 40 slowloris connections: a request line and half a header, then silence.
-        var slow: [RawHTTPClient] = []
+        var slow: [RawHTTPConnection] = []
         for _ in 0..<40 {
             let client = try running.client(timeout: 10)
             try client.send("GET /api/sync/asset/\(hash) HTTP/1.1\r\nHost: x\r\nX-Slow: ")
@@ -199,7 +203,7 @@ final class RunningOrigin {
         let hash = try package.addBlob([7])
         let running = try RunningOrigin(package)  // default 8 KB per connection
         // About 6 KB of headers (a CDN adding its own) still fits.
-        let fits = try running.client().request("GET", "/api/sync/asset/\(hash)", ["X-Pad": String(repeating: "p", count: 6000)])
+        let fits = try running.client().request("GET", "/api/sync/asset/\(hash)", [("X-Pad", String(repeating: "p", count: 6000))])
         #expect(fits.status == 200)
         let client = try running.client()
         try client.send("GET /api/sync/asset/\(hash) HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 20_000))\r\n\r\n")
@@ -229,9 +233,9 @@ final class RunningOrigin {
         configuration.listen = "127.0.0.1:\(port)"
         configuration.requestHeaders = Origin.requestHeaders
         let again = try HTTPServer(configuration: configuration, responder: running.origin)
-        #expect(try RawHTTPClient(port: port).request("GET", "/healthz").status == 200)
+        #expect(try RawHTTPConnection(host: "127.0.0.1", port: Int(port)).request("GET", "/healthz").status == 200)
         again.shutdown(drainSeconds: 1)
-        #expect(throws: (any Error).self) { try RawHTTPClient(port: port, timeoutSeconds: 1).request("GET", "/healthz") }
+        #expect(throws: (any Error).self) { try RawHTTPConnection(host: "127.0.0.1", port: Int(port), timeout: 1).request("GET", "/healthz") }
     }
 
     @Test func gracefulShutdownFinishesResponsesInFlight() throws {
@@ -243,7 +247,7 @@ final class RunningOrigin {
         let running = try RunningOrigin(package)
         let client = try running.client()
         try client.send("GET /api/sync/asset/\(hash) HTTP/1.1\r\nHost: x\r\n\r\n")
-        let head = try client.readResponse(readBody: false)
+        let head = try client.readHead()
         #expect(head.status == 200)
         Thread.sleep(forTimeInterval: 0.2)
         #expect(running.server.requestsInFlight == 1)
@@ -251,8 +255,9 @@ final class RunningOrigin {
         let stopping = Thread { server.shutdown(drainSeconds: 20) }
         stopping.start()
         Thread.sleep(forTimeInterval: 0.3)
-        #expect(throws: (any Error).self) { try RawHTTPClient(port: running.server.port, timeoutSeconds: 1).request("GET", "/healthz") }
-        let body = try client.readBytes(bytes.count)
+        #expect(throws: (any Error).self) { try running.client(timeout: 1).request("GET", "/healthz") }
+        var body: [UInt8] = []
+        try client.readBody(of: head) { body += $0 }
         #expect(body == bytes)
     }
 }

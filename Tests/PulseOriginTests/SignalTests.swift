@@ -1,5 +1,6 @@
 import Foundation
 import PulseCrypto
+import PulseSystem
 import Testing
 
 /// Issue 10 item 8, on the real executable: every signal a process manager or an operator sends is handled or
@@ -10,7 +11,7 @@ import Testing
         try package.addAppConfig("acme", json: #"{"org":"acme"}"#)
         let logPath = package.root.appendingPathComponent("access.log").path
         let origin = try OriginProcess(["--package", package.root.path, "--access-log", logPath])
-        #expect(try RawHTTPClient(port: origin.port).request("GET", "/healthz").status == 200)
+        #expect(try RawHTTPConnection(host: "127.0.0.1", port: Int(origin.port)).request("GET", "/healthz").status == 200)
 
         try package.addAppConfig("globex", json: #"{"org":"globex"}"#)
         origin.signal(SIGHUP)
@@ -21,12 +22,12 @@ import Testing
         #expect(rename(logPath, rotated) == 0)
         origin.signal(SIGUSR1)
         #expect(origin.waitForLine("SIGUSR1: access log \(logPath) reopened"))
-        #expect(try RawHTTPClient(port: origin.port).request("GET", "/api/sync/appconfig?org=globex").status == 200)
+        #expect(try RawHTTPConnection(host: "127.0.0.1", port: Int(origin.port)).request("GET", "/api/sync/appconfig?org=globex").status == 200)
         #expect(eventually(within: 2) { (try? String(contentsOfFile: logPath, encoding: .utf8))?.contains("org=globex") == true })
 
         origin.signal(SIGUSR2)
         #expect(origin.waitForLine("SIGUSR2: ignored"))
-        #expect(try RawHTTPClient(port: origin.port).request("GET", "/healthz").status == 200)
+        #expect(try RawHTTPConnection(host: "127.0.0.1", port: Int(origin.port)).request("GET", "/healthz").status == 200)
 
         // SIGQUIT is a graceful stop, not a crash report.
         origin.signal(SIGQUIT)
@@ -47,10 +48,10 @@ import Testing
             if writer >= 0 { close(writer) }
         }
         let origin = try OriginProcess(["--package", package.root.path, "--access-log", "off", "--shutdown-timeout", "2"])
-        let clients = try (0..<2).map { _ in try RawHTTPClient(port: origin.port, timeoutSeconds: 5) }
+        let clients = try (0..<2).map { _ in try RawHTTPConnection(host: "127.0.0.1", port: Int(origin.port), timeout: 5) }
         for client in clients { try client.send("GET /api/sync/asset/\(name) HTTP/1.1\r\nHost: x\r\n\r\n") }
         for client in clients { #expect(try client.readResponse().status == 500) }
-        #expect(try RawHTTPClient(port: origin.port, timeoutSeconds: 2).request("GET", "/healthz").status == 200)
+        #expect(try RawHTTPConnection(host: "127.0.0.1", port: Int(origin.port), timeout: 2).request("GET", "/healthz").status == 200)
         origin.signal(SIGTERM)
         #expect(origin.waitForExit(within: 4) == 0)
     }
@@ -90,7 +91,7 @@ final class OriginProcess: @unchecked Sendable {
               let range = line.range(of: #"http://127\.0\.0\.1:(\d+)"#, options: .regularExpression),
               let port = UInt16(line[range].split(separator: ":").last ?? "") else {
             process.terminate()
-            throw RawHTTPClient.Failure(description: "pulse-origin did not start: \(errorLines)")
+            throw RawHTTPConnection.Failure("pulse-origin did not start: \(errorLines)")
         }
         self.port = port
     }

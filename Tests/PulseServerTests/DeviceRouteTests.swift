@@ -1,6 +1,7 @@
 import Foundation
 import PulseCore
 import PulseCrypto
+import PulseSystem
 import Testing
 @testable import PulseServer
 
@@ -23,7 +24,7 @@ import Testing
         let diagHeader = try device.header("POST", "/api/sessions/talk/diag", body: diagBody, at: now)
         #expect(try harness.client().request("POST", "/api/sessions/talk/diag", [("X-Pulse-Device", diagHeader)], body: diagBody).status == 204)
 
-        let cases: [(String, () throws -> RawClient.Response)] = [
+        let cases: [(String, () throws -> RawHTTPResponse)] = [
             ("no header", { try harness.client().request("GET", keys) }),
             ("malformed header", { try harness.client().request("GET", keys, [("X-Pulse-Device", "nonsense")]) }),
             ("two headers", { try harness.client().request("GET", keys, [("X-Pulse-Device", goodHeader), ("X-Pulse-Device", goodHeader)]) }),

@@ -1,6 +1,7 @@
 import Foundation
 import PulseCore
 import PulseCrypto
+import PulseSystem
 import Testing
 @testable import PulseServer
 
@@ -78,7 +79,7 @@ import Testing
         try harness.seed(["talk", "other"], series: "conf")
         let staff = try harness.staffToken()
         let auth = [("Authorization", "Bearer \(staff)")]
-        func call(_ method: String, _ path: String, _ body: JSONValue? = nil, headers: [(String, String)]? = nil) throws -> RawClient.Response {
+        func call(_ method: String, _ path: String, _ body: JSONValue? = nil, headers: [(String, String)]? = nil) throws -> RawHTTPResponse {
             try harness.client().request(method, "/api/staff/" + path, headers ?? auth, body: body?.canonicalBytes ?? [])
         }
         // No token, a wrong one, a device code, a revoked staff token: 401, the same answer.

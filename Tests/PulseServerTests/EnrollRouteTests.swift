@@ -1,6 +1,7 @@
 import Foundation
 import PulseCore
 import PulseCrypto
+import PulseSystem
 import Testing
 @testable import PulseServer
 
@@ -82,7 +83,7 @@ import Testing
         let token = try harness.administration.createRegistrationToken(series: "conf", maxDevices: 3).text
         let devices = try (0..<3).map { _ in try harness.enroll(token) }
         #expect(Set(devices.map(\.id)).count == 3)
-        #expect(throws: RawClient.Failure.self) { try harness.enroll(token) }
+        #expect(throws: RawHTTPConnection.Failure.self) { try harness.enroll(token) }
         #expect(try harness.storage.device(id: devices[0].id)?.scope == .series("conf"))
     }
 

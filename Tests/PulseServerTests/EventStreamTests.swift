@@ -1,6 +1,7 @@
 import Foundation
 import PulseCore
 import PulseCrypto
+import PulseSystem
 import Testing
 @testable import PulseServer
 
@@ -13,8 +14,8 @@ final class EventReader {
         var description: String { "\(id ?? "-") \(name) \(data.map { String(decoding: $0.canonicalBytes, as: UTF8.self) } ?? "")" }
     }
 
-    let client: RawClient
-    let head: RawClient.Response
+    let client: RawHTTPConnection
+    let head: RawHTTPResponse
     private var text = ""
     private(set) var retry: String?
     private(set) var ended = false
@@ -24,7 +25,7 @@ final class EventReader {
     }
 
     /// A stream over `client` (a server, or a proxy in front of several), signed at `timestamp`.
-    init(_ client: RawClient, device: TestDevice, session: String, at timestamp: Int64, lastEventId: String? = nil) throws {
+    init(_ client: RawHTTPConnection, device: TestDevice, session: String, at timestamp: Int64, lastEventId: String? = nil) throws {
         self.client = client
         let target = "/api/sync/events?session=\(session)"
         var headers = [("X-Pulse-Device", try device.header("GET", target, at: timestamp)), ("Accept", "text/event-stream")]

@@ -2,6 +2,7 @@ import Foundation
 import PulseCrypto
 import PulsePostgresTesting
 import PulseServer
+import PulseSystem
 import Testing
 
 /// pulse-server as operators run several: `count` real `serve` processes on one PostgreSQL database, started
@@ -40,12 +41,12 @@ final class InstanceFleet: @unchecked Sendable {
     }
 
     /// A client of nginx, from `source` (a loopback address such as 127.0.0.7) if given.
-    func client(source: String? = nil, timeout: Double = 10) throws -> RawClient {
-        try RawClient(port: nginx.port, source: source, timeoutSeconds: timeout)
+    func client(source: String? = nil, timeout: Double = 10) throws -> RawHTTPConnection {
+        try RawHTTPConnection(host: "127.0.0.1", port: Int(nginx.port), timeout: timeout, source: source)
     }
 
     /// A client of server `n` itself, not through nginx.
-    func direct(_ n: Int, timeout: Double = 10) throws -> RawClient { try servers[n].client(timeout: timeout) }
+    func direct(_ n: Int, timeout: Double = 10) throws -> RawHTTPConnection { try servers[n].client(timeout: timeout) }
 
     /// Server `n`'s access log lines (written once each response is out).
     func accessLog(_ n: Int) -> [String] {
@@ -83,7 +84,7 @@ final class InstanceFleet: @unchecked Sendable {
         let key = try P256.PrivateKey()
         let response = try client(source: source).request("POST", "/api/sync/enroll", body: TestDevice.enrollBody(token: token, key: key))
         guard response.status == 200, let id = response.json?["deviceId"]?.stringValue else {
-            throw RawClient.Failure(description: "enroll answered \(response.status): \(response.text)")
+            throw RawHTTPConnection.Failure("enroll answered \(response.status): \(response.text)")
         }
         return TestDevice(id: id, key: key)
     }
@@ -163,10 +164,10 @@ final class NginxProxy: @unchecked Sendable {
         try #require(FileManager.default.isExecutableFile(atPath: "/usr/sbin/nginx"), "nginx is missing: run Scripts/bootstrap")
         try process.run()
         let port = self.port
-        guard eventually(within: 10, { (try? RawClient(port: port, timeoutSeconds: 1)) != nil }) else {
+        guard eventually(within: 10, { (try? RawHTTPConnection(host: "127.0.0.1", port: Int(port), timeout: 1)) != nil }) else {
             process.terminate()
             let log = (try? String(contentsOf: folder.appendingPathComponent("logs/error.log"), encoding: .utf8)) ?? ""
-            throw RawClient.Failure(description: "nginx did not start: \(log)")
+            throw RawHTTPConnection.Failure("nginx did not start: \(log)")
         }
     }
 
@@ -191,7 +192,7 @@ final class NginxProxy: @unchecked Sendable {
         let bound = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
         }
-        guard bound else { throw RawClient.Failure(description: "no free port: \(String(cString: strerror(errno)))") }
+        guard bound else { throw RawHTTPConnection.Failure("no free port: \(String(cString: strerror(errno)))") }
         return UInt16(bigEndian: address.sin_port)
     }
 }

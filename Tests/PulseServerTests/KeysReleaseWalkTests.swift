@@ -1,6 +1,7 @@
 import Foundation
 import PulseCore
 import PulseCrypto
+import PulseSystem
 import Testing
 @testable import PulseServer
 
@@ -52,7 +53,7 @@ import Testing
                         let table = TestContent.keyTable(session: id, deckVersion: 1, slides: 10)
                         #expect(released == Self.withoutHashes(table.slides.prefix(expected[column])),
                                 "\(state) allowDownload \(allow) \(place) session \(id): \(released.count) released, expected \(expected[column])")
-                        #expect(try RawClient.json(response)["deckVersion"] == 1)
+                        #expect(try response.decodedJSON()["deckVersion"] == 1)
                         checked += 1
                     }
                 }
@@ -62,8 +63,8 @@ import Testing
     }
 
     /// The keys in an answer (the answer has no asset hash: compare with `withoutHashes`).
-    static func released(_ response: RawClient.Response) throws -> [SlideKey] {
-        let json = try RawClient.json(response)
+    static func released(_ response: RawHTTPResponse) throws -> [SlideKey] {
+        let json = try response.decodedJSON()
         #expect(Set(json.objectValue?.keys.map { $0 } ?? []) == ["deckVersion", "released"])
         return try #require(json["released"]?.arrayValue).map { item in
             #expect(Set(item.objectValue?.keys.map { $0 } ?? []) == ["n", "keyB64", "nonceB64"])
@@ -106,7 +107,7 @@ import Testing
         let newDeck = TestContent.session("talk", deckVersion: 2, slides: 20, seed: "v2")
         _ = try harness.storage.importContent(TestContent.plan([newDeck]), options: ImportOptions(), at: harness.clock.seconds)
         let response = try client.signed("GET", "/api/sync/keys?session=talk", by: device, at: harness.clock.seconds)
-        #expect(try RawClient.json(response)["deckVersion"] == 2)
+        #expect(try response.decodedJSON()["deckVersion"] == 2)
         let table = TestContent.keyTable(session: "talk", deckVersion: 2, slides: 20, seed: "v2")
         #expect(try Self.released(response) == Self.withoutHashes(table.slides.prefix(5)))
         // The organizer allows the download after the talk: the whole new deck.

@@ -3,6 +3,7 @@ import PulseCore
 import PulseCrypto
 import PulsePostgres
 import PulsePostgresTesting
+import PulseSystem
 import Testing
 @testable import PulseServer
 
@@ -102,7 +103,7 @@ extension MultiInstanceTests {
         let answers = Locked<[[Answer]]>(Array(repeating: [], count: devices.count))
         let enrolled = Locked<[(code: String, id: String, unavailable: Int)]>([])
         let stop = Counter()
-        let record: @Sendable (Int, Date, RawClient.Response?) -> Void = { n, sent, response in
+        let record: @Sendable (Int, Date, RawHTTPResponse?) -> Void = { n, sent, response in
             let released = response.flatMap { $0.status == 200 ? try? KeysReleaseWalkTests.released($0).map(\.n) : nil }
             let answer = Answer(sent: sent, answered: Date(), status: response?.status ?? 0, released: released, retryAfter: response?.header("retry-after"), body: response?.text ?? "")
             answers.withLock { $0[n].append(answer) }

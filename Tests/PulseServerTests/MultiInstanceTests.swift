@@ -3,6 +3,7 @@ import PulseCore
 import PulseCrypto
 import PulsePostgres
 import PulsePostgresTesting
+import PulseSystem
 import Testing
 @testable import PulseServer
 
@@ -190,7 +191,7 @@ import Testing
         let keys = try keyed.map { try DeviceCertificateKey.loadOrCreate(in: $0) }
         let fleet = try Self.fleet(dataFolders: [keyed[0].url.path, keyed[1].url.path, nil])
         try fleet.seed(["talk"])
-        func published(_ client: RawClient) throws -> [String: P256.PublicKey] {
+        func published(_ client: RawHTTPConnection) throws -> [String: P256.PublicKey] {
             let response = try client.request("GET", "/api/sync/device-cert-keys")
             #expect(response.status == 200 && response.header("cache-control") == "public, max-age=300")
             var found: [String: P256.PublicKey] = [:]

@@ -1,5 +1,6 @@
 import Foundation
 import PulseServer
+import PulseSystem
 import Testing
 
 /// The built `pulse-server` executable, `serve` on a free loopback port, standard error collected line by
@@ -49,7 +50,7 @@ final class ServerProcess: @unchecked Sendable {
               let port = UInt16(line[range].split(separator: ":").last ?? "")
         else {
             kill(process.processIdentifier, SIGKILL)
-            throw RawClient.Failure(description: "pulse-server did not start: \(errorLines)")
+            throw RawHTTPConnection.Failure("pulse-server did not start: \(errorLines)")
         }
         self.port = port
     }
@@ -66,8 +67,8 @@ final class ServerProcess: @unchecked Sendable {
 
     func signal(_ number: Int32) { kill(process.processIdentifier, number) }
 
-    func client(source: String? = nil, timeout: Double = 10) throws -> RawClient {
-        try RawClient(port: port, source: source, timeoutSeconds: timeout)
+    func client(source: String? = nil, timeout: Double = 10) throws -> RawHTTPConnection {
+        try RawHTTPConnection(host: "127.0.0.1", port: Int(port), timeout: timeout, source: source)
     }
 
     func waitForLine(_ text: String, within seconds: Double = 10) -> Bool {

@@ -2,6 +2,7 @@ import Foundation
 import PulseCore
 import PulseCrypto
 import PulseHTTPServer
+import PulseSystem
 import Synchronization
 import Testing
 @testable import PulseServer
@@ -65,8 +66,8 @@ final class SyncHarness: @unchecked Sendable {
 
     var port: UInt16 { server.port }
 
-    func client(source: String? = nil, timeout: Double = 10) throws -> RawClient {
-        try RawClient(port: server.port, source: source, timeoutSeconds: timeout)
+    func client(source: String? = nil, timeout: Double = 10) throws -> RawHTTPConnection {
+        try RawHTTPConnection(host: "127.0.0.1", port: Int(server.port), timeout: timeout, source: source)
     }
 
     /// Imports sessions (10 slides each unless given), a series `conf` listing them when `series` is set.
@@ -90,7 +91,7 @@ final class SyncHarness: @unchecked Sendable {
         let key = try P256.PrivateKey()
         let response = try client().request("POST", "/api/sync/enroll", body: TestDevice.enrollBody(token: token, key: key, name: name))
         guard response.status == 200, let id = try JSONValue.parse(Data(response.body))["deviceId"]?.stringValue else {
-            throw RawClient.Failure(description: "enroll answered \(response.status): \(response.text)")
+            throw RawHTTPConnection.Failure("enroll answered \(response.status): \(response.text)")
         }
         return TestDevice(id: id, key: key)
     }
@@ -116,21 +117,21 @@ struct TestDevice: Sendable {
     }
 }
 
-extension RawClient {
+extension RawHTTPConnection {
     /// A request signed by `device` at `timestamp`.
     func signed(
         _ method: String, _ target: String, by device: TestDevice, at timestamp: Int64, body: [UInt8] = [], headers: [(String, String)] = []
-    ) throws -> Response {
+    ) throws -> RawHTTPResponse {
         let header = try device.header(method, target, body: body.isEmpty ? nil : body, at: timestamp)
         return try request(method, target, [("X-Pulse-Device", header)] + headers, body: body)
     }
-
-    /// The response as JSON.
-    static func json(_ response: Response) throws -> JSONValue { try JSONValue.parse(Data(response.body)) }
 }
 
-extension RawClient.Response {
+extension RawHTTPResponse {
     var json: JSONValue? { try? JSONValue.parse(Data(body)) }
+
+    /// The body as JSON; throws when it is not.
+    func decodedJSON() throws -> JSONValue { try JSONValue.parse(Data(body)) }
 
     /// The raw bytes without the `Date` header line (libmicrohttpd adds it; its value moves with the clock).
     var rawWithoutDate: [UInt8] {
