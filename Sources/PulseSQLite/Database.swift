@@ -44,6 +44,10 @@ public final class Database {
     /// The path it was opened with.
     public let path: String
     private var statements: [String: Statement] = [:]
+    /// True when the connection was put in WAL mode on open (`walIndexHeader` reads nothing otherwise).
+    let writeAheadLog: Bool
+    /// The first region of the WAL's shared index, as SQLite mapped it for this connection (`walIndexHeader`).
+    var walIndex: UnsafeRawPointer?
 
     /// Opens (and with `.create`, creates) the database at `path` and configures it.
     /// - Throws: `SQLiteError` with SQLite's message (`unable to open database file`, …).
@@ -57,8 +61,9 @@ public final class Database {
         }
         connection = Connection(handle)
         self.path = path
+        writeAheadLog = options.writeAheadLog && !flags.contains(.readOnly)
         try connection.check(sqlite3_busy_timeout(handle, options.busyTimeoutMilliseconds), "busy_timeout")
-        if options.writeAheadLog && !flags.contains(.readOnly) {
+        if writeAheadLog {
             let mode = try scalarText("PRAGMA journal_mode=WAL")
             guard mode?.lowercased() == "wal" else {
                 throw SQLiteError.misuse("journal_mode is \(mode ?? "unknown"), WAL was asked for", operation: "open \(path)")

@@ -100,9 +100,12 @@ public struct DeviceSignature: Sendable, Equatable {
         out.append(0x0a)
         out += String(timestamp).utf8
         out.append(0x0a)
-        out += Array(SHA256.hex(body ?? []).utf8)
+        if let body, !body.isEmpty { out += SHA256.hex(body).utf8 } else { out += emptyBodyDigest }
         return out
     }
+
+    /// hex(SHA-256("")): the digest in the canonical string of every GET, computed once.
+    private static let emptyBodyDigest = Array(SHA256.hex([UInt8]()).utf8)
 
     /// True when the signature is a valid ES256 P1363 signature of `canonical` by `key`: the one check
     /// every device-scoped request goes through (the Wycheproof cases run through it too).

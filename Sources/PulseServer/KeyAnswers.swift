@@ -1,4 +1,6 @@
 import PulseCore
+import PulseHTTPServer
+import Synchronization
 
 /// The answers of `GET /api/sync/keys` for one key table, prepared once: every slide's entry
 /// `{"keyB64":…,"n":…,"nonceB64":…}` written back to back with commas, and where each ends, so the
@@ -7,7 +9,8 @@ import PulseCore
 ///     {"deckVersion":3,"released":[{"keyB64":"…","n":0,"nonceB64":"…"},…]}
 ///
 /// The release decision is not made here: `ReleasePolicy.releasedSlides` gives the range, this only
-/// writes it. Never printed (a key in a log line is a leak).
+/// writes it. Each answer is prepared once as a libmicrohttpd response, on first use, and shared by every
+/// request released as far (during an event: every device). Never printed (a key in a log line is a leak).
 struct KeyAnswers: Sendable, CustomStringConvertible {
     let deckVersion: Int
     let slideCount: Int
@@ -15,6 +18,12 @@ struct KeyAnswers: Sendable, CustomStringConvertible {
     private let entries: [UInt8]
     /// `ends[k]`: the length of the entries of slides `0..<k`, the comma after the last one excluded.
     private let ends: [Int]
+    /// The answers made so far, by released count (`response(releasing:)`).
+    private let prepared = Prepared()
+
+    private final class Prepared: Sendable {
+        let responses = Mutex<[Int: SharedResponse]>([:])
+    }
 
     init(_ table: KeyTableRecord) {
         deckVersion = table.deckVersion
@@ -32,9 +41,20 @@ struct KeyAnswers: Sendable, CustomStringConvertible {
         self.ends = ends
     }
 
-    /// The body releasing slides `range` (always `0..<k`, clamped to the table).
-    func body(releasing range: Range<Int>) -> [UInt8] {
+    /// The answer releasing slides `range` (always `0..<k`, clamped to the table): 200, JSON, no-store.
+    func response(releasing range: Range<Int>) -> SharedResponse {
         let count = min(max(range.upperBound, 0), slideCount)
+        if let ready = prepared.responses.withLock({ $0[count] }) { return ready }
+        let response = SharedResponse(HTTPResponse(status: 200, headers: [SyncServer.jsonType, SyncServer.noStore], body: .bytes(body(count))))
+        return prepared.responses.withLock { responses in
+            if let other = responses[count] { return other }  // made meanwhile by another thread: one copy is kept
+            responses[count] = response
+            return response
+        }
+    }
+
+    /// The body releasing slides `0..<count`.
+    private func body(_ count: Int) -> [UInt8] {
         var body: [UInt8] = []
         body.reserveCapacity(head.count + ends[count] + 3)
         body += head

@@ -3,7 +3,7 @@ import PulseSQLite
 import Synchronization
 
 /// `ServerStorage` on one SQLite file (WAL, synchronous=FULL): a pool of connections for requests,
-/// one more connection only to watch `PRAGMA data_version`.
+/// one more connection only to watch for commits (the WAL index header, then `PRAGMA data_version`).
 public final class SQLiteStorage: ServerStorage {
     let pool: DatabasePool
     private let watcher: Mutex<Watcher>
@@ -31,16 +31,22 @@ public final class SQLiteStorage: ServerStorage {
     }
 
     /// A connection used only to watch: `PRAGMA data_version` moves on any other connection's commit
-    /// (no I/O when nothing changed); only then is the generation row read again.
+    /// (no I/O when nothing changed); only then is the generation row read again. Before it, the WAL index
+    /// header: while that is unchanged no connection has committed, and the answer is the one held, without
+    /// the read transaction (file locks) `data_version` takes.
     struct Watcher: ~Copyable {
         let database: Database
         var dataVersion: Int64? = nil
+        /// The WAL index header read just before `dataVersion`: a commit after that read moves it again.
+        var header: WALIndexHeader? = nil
         var generation = StorageGeneration(0)
     }
 
     public func generation() throws -> StorageGeneration {
         try watcher.withLock { watcher in
-            try Self.mapped {
+            let header = watcher.database.walIndexHeader()
+            if let header, header == watcher.header { return watcher.generation }
+            return try Self.mapped {
                 let version = try watcher.database.dataVersion()
                 if version != watcher.dataVersion {
                     // Read after data_version: the value is at least as new as the version it is cached under.
@@ -51,6 +57,7 @@ public final class SQLiteStorage: ServerStorage {
                     } ?? StorageGeneration(0)
                     watcher.dataVersion = version
                 }
+                watcher.header = header
                 return watcher.generation
             }
         }

@@ -17,9 +17,7 @@ extension SyncServer {
         guard let table = try cache.keys(session: session.id, deckVersion: session.deckVersion) else {
             throw ServerError(.storage, "session \(session.id) has no key table for its deckVersion \(session.deckVersion)")
         }
-        return HTTPResponse(
-            status: 200, headers: [Self.jsonType, Self.noStore], body: .bytes(table.body(releasing: released)),
-            note: "keys:\(released.count)")
+        return HTTPResponse(table.response(releasing: released), note: "keys:\(released.count)")
     }
 
     /// `GET /api/sync/manifest?session=ID`: the session manifest as the device sees it now (released gated

@@ -95,4 +95,37 @@ import PulseSQLite
         #expect(after != before)
         #expect(try watcher.dataVersion() == after)
     }
+
+    /// The WAL index header stays as it is while nothing commits, and moves at every commit of any
+    /// connection, its reader's own included: what lets a watcher skip `dataVersion` (and its file locks).
+    @Test func walIndexHeaderMovesAtEveryCommitOnly() throws {
+        let file = try TemporaryDatabase()
+        let watcher = try file.open()
+        let writer = try file.open()
+        try writer.execute("CREATE TABLE t (a)")
+        let before = try #require(watcher.walIndexHeader())
+        _ = try watcher.dataVersion()
+        _ = try writer.scalarInteger("SELECT count(*) FROM t")
+        #expect(watcher.walIndexHeader() == before)
+        try writer.execute("INSERT INTO t VALUES (1)")
+        let afterWriter = try #require(watcher.walIndexHeader())
+        #expect(afterWriter != before)
+        try writer.execute("INSERT INTO t VALUES (1)")  // the same change again: still a commit
+        let again = try #require(watcher.walIndexHeader())
+        #expect(again != afterWriter)
+        try watcher.execute("INSERT INTO t VALUES (2)")
+        #expect(watcher.walIndexHeader() != again)
+        #expect(writer.walIndexHeader() == watcher.walIndexHeader())
+    }
+
+    /// Without a write-ahead log there is no index to read: nil (ask `dataVersion`), and no `-shm` file appears.
+    @Test func noWALIndexHeaderWithoutWAL() throws {
+        let file = try TemporaryDatabase()
+        var rollback = Database.Options()
+        rollback.writeAheadLog = false
+        let database = try file.open(rollback)
+        try database.execute("CREATE TABLE t (a)")
+        #expect(database.walIndexHeader() == nil)
+        #expect(!FileManager.default.fileExists(atPath: file.path + "-shm"))
+    }
 }
