@@ -30,7 +30,7 @@ enum SlidePipeline {
     ) throws -> [SlideOutcome] {
         let threads = max(1, min(workers, deck.slideCount))
         let readers = deck.readers(forThreads: threads)
-        let state = PipelineState(count: deck.slideCount, readers: readers, queueCapacity: 2 * (threads - readers))
+        let state = PipelineState(count: deck.slideCount, readers: readers, queueCapacity: 4 * (threads - readers))
         let sealAndStore = { @Sendable (n: Int, plaintext: any ContiguousBytes) throws in
             let sealed = try cipher.seal(plaintext)
             let isNew = try blobs.put(sealed.ciphertext, hash: sealed.assetHash)

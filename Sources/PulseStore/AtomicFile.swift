@@ -25,7 +25,16 @@ public enum AtomicFile {
     /// The first half of `writeTemp`: creates `temp` with `bytes` and `mode`, not yet fsynced; returns
     /// the open file for `sync`. Removes the file on failure.
     public static func writeUnsynced(_ bytes: some DataProtocol, to temp: String, mode: mode_t) throws -> FileHandle {
-        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        try writeUnsynced(bytes, to: temp, opened: open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600), mode: mode)
+    }
+
+    /// `writeUnsynced` for the file `name` in the open folder `folder` (`temp` is its path, for errors):
+    /// no walk of the folder's path per file, which the blobs of a build otherwise pay for each blob.
+    static func writeUnsynced(_ bytes: some DataProtocol, named name: String, in folder: Int32, temp: String, mode: mode_t) throws -> FileHandle {
+        try writeUnsynced(bytes, to: temp, opened: openat(folder, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600), mode: mode)
+    }
+
+    private static func writeUnsynced(_ bytes: some DataProtocol, to temp: String, opened fd: Int32, mode: mode_t) throws -> FileHandle {
         guard fd >= 0 else { throw StoreError.system(folderOf(temp), "cannot create a file", errno: errno) }
         let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
         do {
