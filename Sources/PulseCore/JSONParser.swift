@@ -9,15 +9,15 @@ import Foundation
 /// deeper than `JSONValue.maxNesting`. Integers without fraction or exponent that fit `Int` become
 /// `.int`; every other number is `.double`.
 struct JSONParser {
-    private let bytes: UnsafeBufferPointer<UInt8>
+    private let bytes: [UInt8]
     private var offset = 0
     private var depth = 0
     /// The last ',' seen: where a trailing comma is reported.
     private var lastComma = 0
 
-    private init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+    private init(_ bytes: [UInt8]) { self.bytes = bytes }
 
-    static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(JSONValue.SyntaxError) -> JSONValue {
+    static func parse(_ bytes: [UInt8]) throws(JSONValue.SyntaxError) -> JSONValue {
         var parser = JSONParser(bytes)
         do {
             return try parser.document()

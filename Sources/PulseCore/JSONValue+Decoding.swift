@@ -4,7 +4,7 @@ extension JSONValue {
     /// Parses `data` with the strict parser and decodes a `T` from it: what `JSONDecoder().decode` did,
     /// without a second, lenient parser (indexes, key tables).
     /// - Throws: `JSONValue.SyntaxError` for bad JSON, `DecodingError` for a document of the wrong shape.
-    public static func decode<T: Decodable>(_ type: T.Type, from data: some ContiguousBytes) throws -> T {
+    public static func decode<T: Decodable>(_ type: T.Type, from data: some Sequence<UInt8>) throws -> T {
         try parse(data).decode(type)
     }
 

@@ -6,15 +6,18 @@ extension JSONValue {
 
     /// Parses a JSON document strictly (RFC 8259; see `JSONParser`).
     /// - Throws: `JSONValue.SyntaxError` with the line, column and what is wrong.
-    public static func parse(_ data: some ContiguousBytes) throws(SyntaxError) -> JSONValue {
-        try data.withUnsafeBytes { raw in
-            Result { () throws(SyntaxError) in try JSONParser.parse(raw.bindMemory(to: UInt8.self)) }
-        }.get()
+    public static func parse(_ bytes: [UInt8]) throws(SyntaxError) -> JSONValue {
+        try JSONParser.parse(bytes)
+    }
+
+    /// Parses a JSON document strictly from `Data` or any other bytes.
+    public static func parse(_ data: some Sequence<UInt8>) throws(SyntaxError) -> JSONValue {
+        try JSONParser.parse(Array(data))
     }
 
     /// Parses the bytes of `file`; an error is an `InputError` whose location is `file:line:column`.
-    public static func parse(_ data: some ContiguousBytes, file: String) throws(InputError) -> JSONValue {
-        do { return try parse(data) } catch { throw error.inputError(file: file) }
+    public static func parse(_ data: some Sequence<UInt8>, file: String) throws(InputError) -> JSONValue {
+        do { return try JSONParser.parse(Array(data)) } catch { throw error.inputError(file: file) }
     }
 
     /// Why bytes are not a JSON document, and where.
@@ -27,7 +30,7 @@ extension JSONValue {
         public let offset: Int
         public let message: String
 
-        init(bytes: UnsafeBufferPointer<UInt8>, offset: Int, message: String) {
+        init(bytes: [UInt8], offset: Int, message: String) {
             (line, column) = Self.lineAndColumn(bytes, offset)
             self.offset = offset
             self.message = message
@@ -41,7 +44,7 @@ extension JSONValue {
             InputError(file: "\(file):\(line):\(column)", message)
         }
 
-        static func lineAndColumn(_ bytes: UnsafeBufferPointer<UInt8>, _ offset: Int) -> (Int, Int) {
+        static func lineAndColumn(_ bytes: [UInt8], _ offset: Int) -> (Int, Int) {
             var line = 1, column = 1
             for byte in bytes[0..<min(offset, bytes.count)] {
                 if byte == 0x0a {

@@ -23,36 +23,34 @@ public struct DeviceSignature: Sendable, Equatable {
     /// Parses the header's value. Strict: the three parts in this order, a device id of 32 lowercase hex
     /// digits, 1 to 12 decimal digits of timestamp, a non-empty base64url signature of at most 128
     /// characters (any decoded length: a wrong one simply does not verify). Nil for anything else.
-    public static func parse(_ value: [UInt8]) -> DeviceSignature? {
+    public static func parse(_ bytes: [UInt8]) -> DeviceSignature? {
         // Runs on every device-scoped request: one pass over the bytes, nothing generic.
-        value.withUnsafeBufferPointer { bytes -> DeviceSignature? in
-            guard bytes.count <= 32 + 4 + 12 + 5 + 128, bytes.count > 32 + 4 + 5 else { return nil }
-            for index in 0..<32 {
-                let byte = bytes[index]
-                guard (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66) else { return nil }
-            }
-            guard bytes[32] == 0x3b, bytes[33] == 0x74, bytes[34] == 0x73, bytes[35] == 0x3d else { return nil }  // ";ts="
-            var index = 36
-            var timestamp: Int64 = 0
-            while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 {
-                timestamp = timestamp * 10 + Int64(bytes[index] - 0x30)
-                index += 1
-            }
-            let digits = index - 36
-            guard digits >= 1, digits <= 12, bytes.count - index > 5 else { return nil }
-            // ";sig="
-            guard bytes[index] == 0x3b, bytes[index + 1] == 0x73, bytes[index + 2] == 0x69, bytes[index + 3] == 0x67,
-                  bytes[index + 4] == 0x3d,
-                  let signature = decodeBase64URL(UnsafeBufferPointer(rebasing: bytes[(index + 5)...]))
-            else { return nil }
-            return DeviceSignature(deviceId: String(decoding: UnsafeBufferPointer(rebasing: bytes[0..<32]), as: UTF8.self), timestamp: timestamp, signature: signature)
+        guard bytes.count <= 32 + 4 + 12 + 5 + 128, bytes.count > 32 + 4 + 5 else { return nil }
+        for index in 0..<32 {
+            let byte = bytes[index]
+            guard (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66) else { return nil }
         }
+        guard bytes[32] == 0x3b, bytes[33] == 0x74, bytes[34] == 0x73, bytes[35] == 0x3d else { return nil }  // ";ts="
+        var index = 36
+        var timestamp: Int64 = 0
+        while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 {
+            timestamp = timestamp * 10 + Int64(bytes[index] - 0x30)
+            index += 1
+        }
+        let digits = index - 36
+        guard digits >= 1, digits <= 12, bytes.count - index > 5 else { return nil }
+        // ";sig="
+        guard bytes[index] == 0x3b, bytes[index + 1] == 0x73, bytes[index + 2] == 0x69, bytes[index + 3] == 0x67,
+              bytes[index + 4] == 0x3d,
+              let signature = decodeBase64URL(bytes[(index + 5)...])
+        else { return nil }
+        return DeviceSignature(deviceId: String(decoding: bytes[0..<32], as: UTF8.self), timestamp: timestamp, signature: signature)
     }
 
     /// Strict unpadded base64url, as `Base64URL.decode` (no padding, nothing outside the alphabet, no
     /// length 4k+1, zero unused bits), without its generic iteration: it costs a few hundred instructions
     /// here and tens of thousands through a generic call across modules. Nil for an empty text.
-    static func decodeBase64URL(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+    static func decodeBase64URL(_ text: ArraySlice<UInt8>) -> [UInt8]? {
         guard !text.isEmpty, text.count % 4 != 1 else { return nil }
         var out = [UInt8](repeating: 0, count: text.count * 3 / 4)
         var accumulator: UInt32 = 0
