@@ -27,35 +27,16 @@ extension PostgresStorage {
     ) throws -> ImportSummary.SessionOutcome {
         let id = session.id
         let held = try db.query("SELECT package_id, deck_version, package_version, gated FROM sessions WHERE id = $1 FOR UPDATE", [.text(id)])
-            .first.map { row in (packageId: try row.string(0), deckVersion: try row.int(1), packageVersion: try row.string(2), gated: try row.bytes(3)) }
+            .first.map { row in HeldSession(packageId: try row.string(0), deckVersion: try row.int(1), packageVersion: try row.string(2), gated: try row.bytes(3)) }
         let gated = GatedResource.encode(session.gated)
-        if let held, held.packageId != packageId {
-            guard options.replacePackage else {
-                throw ServerError.conflict(
-                    "session \(id) was imported from package \(held.packageId), this is package \(packageId); "
-                        + "nothing imported (pass --replace-package to replace it)")
-            }
-            // Another package's keys for the same deck versions would differ: drop them all.
+        if try session.replaces(held, packageId: packageId, options: options) {
             _ = try db.query("DELETE FROM key_tables WHERE session_id = $1", [.text(id)])
-        } else if let held, held.deckVersion > session.deckVersion {
-            throw ServerError.conflict(
-                "session \(id): the server holds deckVersion \(held.deckVersion), this package has \(session.deckVersion) "
-                    + "(an older copy of the package?); nothing imported")
         }
         let table = session.keyTable
         let digest = table.digest
         let heldTable = try db.query("SELECT digest, package_id FROM key_tables WHERE session_id = $1 AND deck_version = $2", [.text(id), .int(table.deckVersion)])
-            .first.map { (digest: try $0.bytes(0), packageId: try $0.string(1)) }
-        if let heldTable, heldTable.digest != digest {
-            throw ServerError.conflict(
-                "session \(id) deckVersion \(table.deckVersion): the server holds other keys for this deck version "
-                    + "(from package \(heldTable.packageId); this is package \(packageId)); nothing imported")
-        }
-        let unchanged = held.map {
-            $0.packageId == packageId && $0.packageVersion == session.packageVersion && $0.deckVersion == session.deckVersion
-                && $0.gated == gated
-        } ?? false
-        if unchanged && heldTable != nil { return .unchanged }
+            .first.map { HeldKeyTable(digest: try $0.bytes(0), packageId: try $0.string(1)) }
+        if try session.isUnchanged(held, table: heldTable, digest: digest, packageId: packageId, gated: gated) { return .unchanged }
 
         _ = try db.query("""
             INSERT INTO sessions (id, package_id, series_id, package_version, deck_version, slide_count, manifest, gated, updated_at)
@@ -73,8 +54,7 @@ extension PostgresStorage {
                 """, [.text(id), .int(table.deckVersion), .text(packageId), .bytes(digest), .bytes(KeyTableRecord.encode(table.slides)), .integer(now)])
         }
         try recordChange(.content(packageVersion: session.packageVersion, deckVersion: session.deckVersion), session: id, at: now, on: db)
-        guard let held else { return .new(deckVersion: session.deckVersion) }
-        return held.deckVersion == session.deckVersion ? .manifest : .deck(from: held.deckVersion, to: session.deckVersion)
+        return session.outcome(after: held)
     }
 
     private static func importSeries(
@@ -82,12 +62,7 @@ extension PostgresStorage {
     ) throws -> ImportSummary.SeriesOutcome {
         let held = try db.query("SELECT package_id, package_version FROM series WHERE id = $1 FOR UPDATE", [.text(series.id)])
             .first.map { (packageId: try $0.string(0), packageVersion: try $0.string(1)) }
-        if let held, held.packageId != packageId, !options.replacePackage {
-            throw ServerError.conflict(
-                "series \(series.id) was imported from package \(held.packageId), this is package \(packageId); "
-                    + "nothing imported (pass --replace-package to replace it)")
-        }
-        if let held, held.packageId == packageId, held.packageVersion == series.packageVersion { return .unchanged }
+        if try series.isUnchanged(held, packageId: packageId, options: options) { return .unchanged }
         _ = try db.query("""
             INSERT INTO series (id, package_id, package_version, manifest, updated_at) VALUES ($1, $2, $3, $4, $5)
             ON CONFLICT (id) DO UPDATE SET package_id = EXCLUDED.package_id, package_version = EXCLUDED.package_version,

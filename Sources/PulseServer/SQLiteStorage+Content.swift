@@ -22,36 +22,16 @@ extension SQLiteStorage {
     ) throws -> ImportSummary.SessionOutcome {
         let id = session.id
         let held = try db.cached("SELECT package_id, deck_version, package_version, gated FROM sessions WHERE id = ?")
-            .first([.text(id)]) { row in (packageId: row.string(0), deckVersion: row.int(1), packageVersion: row.string(2), gated: row.blob(3)) }
+            .first([.text(id)]) { row in HeldSession(packageId: row.string(0), deckVersion: row.int(1), packageVersion: row.string(2), gated: row.blob(3)) }
         let gated = GatedResource.encode(session.gated)
-        if let held, held.packageId != packageId {
-            guard options.replacePackage else {
-                throw ServerError.conflict(
-                    "session \(id) was imported from package \(held.packageId), this is package \(packageId); "
-                        + "nothing imported (pass --replace-package to replace it)")
-            }
-            // Another package's keys for the same deck versions would differ: drop them all.
+        if try session.replaces(held, packageId: packageId, options: options) {
             try db.cached("DELETE FROM key_tables WHERE session_id = ?").run([.text(id)])
-        } else if let held, held.deckVersion > session.deckVersion {
-            throw ServerError.conflict(
-                "session \(id): the server holds deckVersion \(held.deckVersion), this package has \(session.deckVersion) "
-                    + "(an older copy of the package?); nothing imported")
         }
         let table = session.keyTable
         let digest = table.digest
         let heldTable = try db.cached("SELECT digest, package_id FROM key_tables WHERE session_id = ? AND deck_version = ?")
-            .first([.text(id), .int(table.deckVersion)]) { (digest: $0.blob(0), packageId: $0.string(1)) }
-        let heldDigest = heldTable?.digest
-        if let heldTable, heldTable.digest != digest {
-            throw ServerError.conflict(
-                "session \(id) deckVersion \(table.deckVersion): the server holds other keys for this deck version "
-                    + "(from package \(heldTable.packageId); this is package \(packageId)); nothing imported")
-        }
-        let unchanged = held.map {
-            $0.packageId == packageId && $0.packageVersion == session.packageVersion && $0.deckVersion == session.deckVersion
-                && $0.gated == gated
-        } ?? false
-        if unchanged && heldDigest != nil { return .unchanged }
+            .first([.text(id), .int(table.deckVersion)]) { HeldKeyTable(digest: $0.blob(0), packageId: $0.string(1)) }
+        if try session.isUnchanged(held, table: heldTable, digest: digest, packageId: packageId, gated: gated) { return .unchanged }
 
         try db.cached("""
             INSERT INTO sessions (id, package_id, series_id, package_version, deck_version, slide_count, manifest, gated, updated_at)
@@ -62,14 +42,13 @@ extension SQLiteStorage {
                 .text(id), .text(packageId), .text(session.seriesId), .text(session.packageVersion), .int(session.deckVersion),
                 .int(session.slideCount), .blob(session.manifest), .blob(gated), .integer(now),
             ])
-        if heldDigest == nil {
+        if heldTable == nil {
             try db.cached("""
                 INSERT INTO key_tables (session_id, deck_version, package_id, digest, slides, imported_at) VALUES (?, ?, ?, ?, ?, ?)
                 """).run([.text(id), .int(table.deckVersion), .text(packageId), .blob(digest), .blob(KeyTableRecord.encode(table.slides)), .integer(now)])
         }
         try recordChange(.content(packageVersion: session.packageVersion, deckVersion: session.deckVersion), session: id, at: now, on: db)
-        guard let held else { return .new(deckVersion: session.deckVersion) }
-        return held.deckVersion == session.deckVersion ? .manifest : .deck(from: held.deckVersion, to: session.deckVersion)
+        return session.outcome(after: held)
     }
 
     private static func importSeries(
@@ -77,12 +56,7 @@ extension SQLiteStorage {
     ) throws -> ImportSummary.SeriesOutcome {
         let held = try db.cached("SELECT package_id, package_version FROM series WHERE id = ?")
             .first([.text(series.id)]) { (packageId: $0.string(0), packageVersion: $0.string(1)) }
-        if let held, held.packageId != packageId, !options.replacePackage {
-            throw ServerError.conflict(
-                "series \(series.id) was imported from package \(held.packageId), this is package \(packageId); "
-                    + "nothing imported (pass --replace-package to replace it)")
-        }
-        if let held, held.packageId == packageId, held.packageVersion == series.packageVersion { return .unchanged }
+        if try series.isUnchanged(held, packageId: packageId, options: options) { return .unchanged }
         try db.cached("""
             INSERT INTO series (id, package_id, package_version, manifest, updated_at) VALUES (?1, ?2, ?3, ?4, ?5)
             ON CONFLICT (id) DO UPDATE SET package_id = ?2, package_version = ?3, manifest = ?4, updated_at = ?5
