@@ -42,7 +42,7 @@ enum AdminCommand {
             if let scope = minted.scope { fields["scope"] = ["kind": .string(scope.kind), "id": .string(scope.id)] }
             if let max = minted.maxDevices { fields["maxDevices"] = .int(max) }
             if let expires = minted.expiresAt { fields["expiresAt"] = .string(TimeText.iso(expires)) }
-            console.out(String(decoding: JSONValue.object(fields).prettyBytes.dropLast(), as: UTF8.self))
+            console.out(json: .object(fields))
         } else {
             console.out(minted.text)
         }
@@ -119,11 +119,7 @@ enum AdminCommand {
             options: [ServerCommand.dataOption, ServerCommand.databaseOption, ServerCommand.jsonOption],
             run: { arguments in
                 let records = try ServerCommand.storage(arguments, console).credentials()
-                if arguments.flag("json") {
-                    console.out(String(decoding: JSONValue.array(records.map(json)).prettyBytes.dropLast(), as: UTF8.self))
-                } else {
-                    for record in records { console.out(line(record)) }
-                }
+                console.list(records, asJSON: arguments.flag("json"), json: json, line: line)
                 return ExitCode.success
             })
     }
@@ -163,15 +159,11 @@ enum AdminCommand {
             options: [ServerCommand.dataOption, ServerCommand.databaseOption, ServerCommand.jsonOption],
             run: { arguments in
                 let devices = try ServerCommand.storage(arguments, console).devices()
-                if arguments.flag("json") {
-                    console.out(String(decoding: JSONValue.array(devices.map(json)).prettyBytes.dropLast(), as: UTF8.self))
-                } else {
-                    for device in devices {
-                        console.out([
-                            device.id, device.platform, "\"\(device.name)\"", device.scope.description, device.isRevoked ? "revoked" : "active",
-                            "enrolled \(TimeText.iso(device.enrolledAt))", "via \(device.credentialId)",
-                        ].joined(separator: "  "))
-                    }
+                console.list(devices, asJSON: arguments.flag("json"), json: json) { device in
+                    [
+                        device.id, device.platform, "\"\(device.name)\"", device.scope.description, device.isRevoked ? "revoked" : "active",
+                        "enrolled \(TimeText.iso(device.enrolledAt))", "via \(device.credentialId)",
+                    ].joined(separator: "  ")
                 }
                 return ExitCode.success
             })

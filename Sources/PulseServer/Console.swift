@@ -1,4 +1,5 @@
 import Foundation
+import PulseCore
 
 /// Where the CLI writes: standard output for data (codes, tokens, lists, JSON), standard error for
 /// notes and errors; and the environment it reads (`PULSE_DATABASE_URL`). Tests pass closures that
@@ -15,6 +16,20 @@ public struct Console: Sendable {
         self.out = out
         self.err = err
         self.environment = environment
+    }
+
+    /// Writes `value` as pretty JSON on standard output (one document, no trailing blank line).
+    func out(json value: JSONValue) {
+        out(String(decoding: value.prettyBytes.dropLast(), as: UTF8.self))
+    }
+
+    /// A list command's output: a JSON array with `--json`, else a line for each item.
+    func list<Item>(_ items: [Item], asJSON: Bool, json: (Item) -> JSONValue, line: (Item) -> String) {
+        if asJSON {
+            out(json: .array(items.map(json)))
+        } else {
+            for item in items { out(line(item)) }
+        }
     }
 
     public static let standard = Console(

@@ -41,7 +41,7 @@ enum ImportCommand {
         let plan = try PackageReader(package: URL(fileURLWithPath: package), identities: identities).read()
         let storage = try ServerCommand.storage(arguments, console)
         let summary = try storage.importContent(plan, options: ImportOptions(replacePackage: arguments.flag("replace-package")), at: TimeText.now())
-        console.out(arguments.flag("json") ? String(decoding: summary.json.prettyBytes.dropLast(), as: UTF8.self) : summary.line)
+        if arguments.flag("json") { console.out(json: summary.json) } else { console.out(summary.line) }
         return ExitCode.success
     }
 }

@@ -51,7 +51,7 @@ enum MigrateCommand {
                 "from": .string(folder.path), "to": .string(target.redacted),
                 "tables": .array(counts.map { ["table": .string($0.table), "rows": .int($0.rows), "leftBehind": .int($0.leftBehind)] }),
             ])
-            console.out(String(decoding: json.prettyBytes.dropLast(), as: UTF8.self))
+            console.out(json: json)
         } else {
             let tables = counts.map { count in
                 "\(count.table) \(count.rows)" + (count.leftBehind > 0 ? " (\(count.leftBehind) expired left behind)" : "")

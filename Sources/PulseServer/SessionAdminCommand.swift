@@ -74,17 +74,13 @@ enum SessionAdminCommand {
             options: [ServerCommand.dataOption, ServerCommand.databaseOption, ServerCommand.jsonOption],
             run: { arguments in
                 let sessions = try ServerCommand.storage(arguments, console).sessions()
-                if arguments.flag("json") {
-                    console.out(String(decoding: JSONValue.array(sessions.map(json)).prettyBytes.dropLast(), as: UTF8.self))
-                } else {
-                    sessions.forEach { console.out(line($0)) }
-                }
+                console.list(sessions, asJSON: arguments.flag("json"), json: json, line: line)
                 return ExitCode.success
             })
     }
 
     static func show(_ record: SessionRecord, _ arguments: Arguments, console: Console) {
-        console.out(arguments.flag("json") ? String(decoding: json(record).prettyBytes.dropLast(), as: UTF8.self) : line(record))
+        if arguments.flag("json") { console.out(json: json(record)) } else { console.out(line(record)) }
     }
 
     static func line(_ record: SessionRecord) -> String {
