@@ -123,25 +123,17 @@ extension PostgresStorage {
     /// - Returns: the sequence number.
     @discardableResult
     static func recordChange(_ event: SessionChange.Event, session id: String, at now: Int64, on db: PostgresConnection) throws -> Int64 {
-        let kind: String
-        var maxShown: Int? = nil, deckVersion: Int? = nil, state: String? = nil, packageVersion: String? = nil
-        switch event {
-        case let .advance(shown, deck): (kind, maxShown, deckVersion) = ("advance", shown, deck)
-        case let .rehearsalAdvance(shown, deck): (kind, maxShown, deckVersion) = ("rehearsal-advance", shown, deck)
-        case let .state(value): (kind, state) = ("state", value.rawValue)
-        case .settings: kind = "settings"
-        case let .content(version, deck): (kind, packageVersion, deckVersion) = ("content", version, deck)
-        }
-        let row = try db.query("""
+        let row = event.columns
+        let inserted = try db.query("""
             WITH next AS (
                 UPDATE sessions SET change_sequence = change_sequence + 1, updated_at = $2 WHERE id = $1 RETURNING change_sequence
             )
             INSERT INTO session_changes (session_id, sequence, at, kind, max_shown, deck_version, state, package_version)
             SELECT $1::text, change_sequence, $2::bigint, $3::text, $4::bigint, $5::bigint, $6::text, $7::text FROM next
             RETURNING sequence
-            """, [.text(id), .integer(now), .text(kind), .int(maxShown), .int(deckVersion), .text(state), .text(packageVersion)]).first
-        guard let row else { throw ServerError.notFound("no session \(id)") }
-        return try row.int64(0)
+            """, [.text(id), .integer(now), .text(row.kind), .int(row.maxShown), .int(row.deckVersion), .text(row.state), .text(row.packageVersion)]).first
+        guard let inserted else { throw ServerError.notFound("no session \(id)") }
+        return try inserted.int64(0)
     }
 
     public func changes(sessionId: String, after sequence: Int64, limit: Int) throws -> [SessionChange] {
@@ -150,15 +142,10 @@ extension PostgresStorage {
                 SELECT sequence, at, kind, max_shown, deck_version, state, package_version FROM session_changes
                 WHERE session_id = $1 AND sequence > $2 ORDER BY sequence LIMIT $3
                 """, [.text(sessionId), .integer(sequence), .int(limit)]).rows.compactMap { row -> SessionChange? in
-                    let event: SessionChange.Event
-                    switch try row.string(2) {
-                    case "advance": event = .advance(maxShown: try row.int(3), deckVersion: try row.int(4))
-                    case "rehearsal-advance": event = .rehearsalAdvance(maxShown: try row.int(3), deckVersion: try row.int(4))
-                    case "state": event = .state(SessionState(rawValue: try row.string(5)) ?? .draft)
-                    case "settings": event = .settings
-                    case "content": event = .content(packageVersion: try row.string(6), deckVersion: try row.int(4))
-                    default: return nil
-                    }
+                    let columns = SessionChange.Event.Columns(
+                        kind: try row.string(2), maxShown: try row.optionalInt(3), deckVersion: try row.optionalInt(4),
+                        state: try row.optionalString(5), packageVersion: try row.optionalString(6))
+                    guard let event = try SessionChange.Event(columns) else { return nil }
                     return SessionChange(sessionId: sessionId, sequence: try row.int64(0), at: try row.int64(1), event: event)
                 }
         }

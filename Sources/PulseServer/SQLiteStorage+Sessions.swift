@@ -119,41 +119,28 @@ extension SQLiteStorage {
         guard let sequence = try db.cached("UPDATE sessions SET change_sequence = change_sequence + 1 WHERE id = ? RETURNING change_sequence")
             .first([.text(id)], { $0.int64(0) })
         else { throw ServerError.notFound("no session \(id)") }
-        let kind: String
-        var maxShown: Int? = nil, deckVersion: Int? = nil, state: String? = nil, packageVersion: String? = nil
-        switch event {
-        case let .advance(shown, deck): (kind, maxShown, deckVersion) = ("advance", shown, deck)
-        case let .rehearsalAdvance(shown, deck): (kind, maxShown, deckVersion) = ("rehearsal-advance", shown, deck)
-        case let .state(value): (kind, state) = ("state", value.rawValue)
-        case .settings: kind = "settings"
-        case let .content(version, deck): (kind, packageVersion, deckVersion) = ("content", version, deck)
-        }
+        let row = event.columns
         try db.cached("""
             INSERT INTO session_changes (session_id, sequence, at, kind, max_shown, deck_version, state, package_version)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """).run([
-                .text(id), .integer(sequence), .integer(now), .text(kind), .int(maxShown), .int(deckVersion), .text(state), .text(packageVersion),
+                .text(id), .integer(sequence), .integer(now), .text(row.kind), .int(row.maxShown), .int(row.deckVersion), .text(row.state), .text(row.packageVersion),
             ])
     }
 
     public func changes(sessionId: String, after sequence: Int64, limit: Int) throws -> [SessionChange] {
-        try read { db in
+        let rows = try read { db in
             try db.cached("""
                 SELECT sequence, at, kind, max_shown, deck_version, state, package_version FROM session_changes
                 WHERE session_id = ? AND sequence > ? ORDER BY sequence LIMIT ?
-                """).rows([.text(sessionId), .integer(sequence), .int(limit)]) { row -> SessionChange? in
-                    let event: SessionChange.Event
-                    switch row.string(2) {
-                    case "advance": event = .advance(maxShown: row.int(3), deckVersion: row.int(4))
-                    case "rehearsal-advance": event = .rehearsalAdvance(maxShown: row.int(3), deckVersion: row.int(4))
-                    case "state": event = .state(SessionState(rawValue: row.string(5)) ?? .draft)
-                    case "settings": event = .settings
-                    case "content": event = .content(packageVersion: row.string(6), deckVersion: row.int(4))
-                    default: return nil
-                    }
-                    return SessionChange(sessionId: sessionId, sequence: row.int64(0), at: row.int64(1), event: event)
+                """).rows([.text(sessionId), .integer(sequence), .int(limit)]) { row in
+                    (sequence: row.int64(0), at: row.int64(1), columns: SessionChange.Event.Columns(
+                        kind: row.string(2), maxShown: row.optionalInt(3), deckVersion: row.optionalInt(4),
+                        state: row.optionalString(5), packageVersion: row.optionalString(6)))
                 }
-                .compactMap { $0 }
+        }
+        return try rows.compactMap { row in
+            try SessionChange.Event(row.columns).map { SessionChange(sessionId: sessionId, sequence: row.sequence, at: row.at, event: $0) }
         }
     }
 }

@@ -108,3 +108,42 @@ public struct SessionChange: Equatable, Sendable {
         self.event = event
     }
 }
+
+extension SessionChange.Event {
+    /// How every storage's change log holds an event: its kind and the columns that kind uses (nil: NULL).
+    struct Columns: Equatable {
+        var kind: String
+        var maxShown: Int? = nil
+        var deckVersion: Int? = nil
+        var state: String? = nil
+        var packageVersion: String? = nil
+    }
+
+    var columns: Columns {
+        switch self {
+        case let .advance(shown, deck): Columns(kind: "advance", maxShown: shown, deckVersion: deck)
+        case let .rehearsalAdvance(shown, deck): Columns(kind: "rehearsal-advance", maxShown: shown, deckVersion: deck)
+        case let .state(value): Columns(kind: "state", state: value.rawValue)
+        case .settings: Columns(kind: "settings")
+        case let .content(version, deck): Columns(kind: "content", deckVersion: deck, packageVersion: version)
+        }
+    }
+
+    /// The event a stored row holds; nil for a kind this version does not know (skipped).
+    /// - Throws: `ServerError(.storage)` when a column its kind needs is NULL.
+    init?(_ row: Columns) throws(ServerError) {
+        func needed<T>(_ value: T?, _ column: String) throws(ServerError) -> T {
+            guard let value else { throw ServerError(.storage, "a '\(row.kind)' change without \(column)") }
+            return value
+        }
+        switch row.kind {
+        case "advance": self = .advance(maxShown: try needed(row.maxShown, "max_shown"), deckVersion: try needed(row.deckVersion, "deck_version"))
+        case "rehearsal-advance":
+            self = .rehearsalAdvance(maxShown: try needed(row.maxShown, "max_shown"), deckVersion: try needed(row.deckVersion, "deck_version"))
+        case "state": self = .state(SessionState(rawValue: try needed(row.state, "state")) ?? .draft)
+        case "settings": self = .settings
+        case "content": self = .content(packageVersion: try needed(row.packageVersion, "package_version"), deckVersion: try needed(row.deckVersion, "deck_version"))
+        default: return nil
+        }
+    }
+}
