@@ -44,7 +44,7 @@ let package = Package(
         target("PulsePDF", ["CQPDF", "CZlib", "PulseCrypto"]),
         target("PulseImage", ["CZlib"]),
         target("PulseHTTPServer", ["CMicroHTTPD"]),
-        target("PulseSystem", []),  // execv; a raw HTTP/1.1 client over a socket (pulse-conformance, pulse-device's event stream, the HTTP tests)
+        target("PulseSystem", []),  // files (atomic writes, locks, errno text: restic's internal/fs), processes, clocks, execv; a raw HTTP/1.1 client over a socket (pulse-conformance, pulse-device's event stream, the HTTP tests)
         target("PulseSQLite", ["CSQLite"]),
         target("PulsePostgres", ["CPostgres"]),
         // A throwaway PostgreSQL cluster (initdb in a temp folder) for the tests of every module that needs one.
@@ -84,6 +84,7 @@ let package = Package(
         testTarget("PulseCommandLineTests", ["PulseCommandLine"]),
         testTarget("PulseAgeTests", ["PulseAge", "PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine"]),
         testTarget("PulseOpsTests", ["PulseOps", "PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine"]),
+        testTarget("PulseSystemTests", ["PulseSystem"]),
         testTarget("PulseHTTPServerTests", ["PulseHTTPServer", "PulseSystem"]),
         testTarget("PulseOriginTests", ["PulseOrigin", "PulseHTTPServer", "PulseCrypto", "PulseCommandLine", "PulseSystem"]),
         testTarget("PulseSQLiteTests", ["PulseSQLite"]),
