@@ -52,7 +52,7 @@ let package = Package(
 
         // Pure-Swift domain.
         target("PulseCore", ["PulseCrypto", "PulseCommandLine"]),  // PulseCommandLine: Suggestion for unknown fields
-        target("PulseStore", ["PulseCore", "PulseCrypto"]),
+        target("PulseStore", ["PulseCore", "PulseCrypto", "PulseSystem"]),
         target("PulseCommandLine", []),
         target("PulseAge", ["PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine"]),
         target("PulseOps", ["PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine"]),
