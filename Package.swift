@@ -46,7 +46,7 @@ let package = Package(
         target("PulseHTTPServer", ["CMicroHTTPD"]),
         target("PulseSystem", []),  // files (atomic writes, locks, errno text: restic's internal/fs), processes, clocks, execv; a raw HTTP/1.1 client over a socket (pulse-conformance, pulse-device's event stream, the HTTP tests)
         target("PulseSQLite", ["CSQLite"]),
-        target("PulsePostgres", ["CPostgres"]),
+        target("PulsePostgres", ["CPostgres", "PulseSystem"]),
         // A throwaway PostgreSQL cluster (initdb in a temp folder) for the tests of every module that needs one.
         target("PulsePostgresTesting", ["PulsePostgres"]),
 
@@ -56,13 +56,13 @@ let package = Package(
         target("PulseCommandLine", []),
         target("PulseAge", ["PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine", "PulseSystem"]),
         target("PulseOps", ["PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine", "PulseSystem"]),
-        target("PulseOrigin", ["PulseHTTPServer", "PulseStore", "PulseCore", "PulseCrypto", "PulseCommandLine"]),
+        target("PulseOrigin", ["PulseHTTPServer", "PulseStore", "PulseCore", "PulseCrypto", "PulseCommandLine", "PulseSystem"]),
         target("PulsePack", [
             "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseImage", "PulseCommandLine", "PulseAge", "PulseSystem",
         ]),
         target("PulseServer", [
             "PulseSQLite", "PulsePostgres", "PulseCore", "PulseCrypto", "PulseStore", "PulseAge", "PulseCommandLine", "PulseHTTPServer",
-            "PulseOrigin",
+            "PulseOrigin", "PulseSystem",
         ]),
         // The reference app client (an app could embed it; the key behind `DeviceKey`), and the contract suite.
         target("PulseDevice", ["PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine", "PulseSystem"]),
@@ -77,7 +77,7 @@ let package = Package(
         .executableTarget(name: "pulse-device", dependencies: ["PulseDevice"], swiftSettings: swiftSettings),
         .executableTarget(name: "pulse-conformance", dependencies: ["PulseConformance"], swiftSettings: swiftSettings),
         // Scripts/bench-verify: ES256 verifies per second, measured next to `openssl speed ecdsap256`.
-        .executableTarget(name: "pulse-bench-verify", dependencies: ["PulseCrypto", "PulseCommandLine"], swiftSettings: swiftSettings),
+        .executableTarget(name: "pulse-bench-verify", dependencies: ["PulseCrypto", "PulseCommandLine", "PulseSystem"], swiftSettings: swiftSettings),
 
         testTarget("PulseCryptoTests", ["PulseCrypto", "PulseCore"]),
         testTarget("PulseCoreTests", ["PulseCore"]),

@@ -16,15 +16,6 @@ public enum AtomicFile {
         try StoreError.wrapping { () throws(PathError) in try FileSystem.createNew(url.path, with: bytes, mode: mode) }
     }
 
-    /// Creates `temp` (a path; it must not exist) with `bytes`, fsynced, with permission `mode`;
-    /// removes it on failure.
-    public static func writeTemp(_ bytes: some ContiguousBytes, to temp: String, mode: mode_t) throws {
-        try StoreError.wrapping { () throws(PathError) in try TempFile.create(temp, with: bytes, mode: mode).finish() }
-    }
-
-    /// The system's reason behind a Foundation error ("No space left on device"), not Foundation's prose.
-    public static func reason(_ error: any Error) -> String { Errno.describe(error) }
-
     /// fsync of a folder, so that a rename in it survives a crash.
     public static func syncFolder(_ folder: URL) throws {
         try StoreError.wrapping { () throws(PathError) in try FileSystem.syncFolder(folder.path) }
