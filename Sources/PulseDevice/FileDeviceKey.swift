@@ -23,14 +23,13 @@ public struct FileDeviceKey: DeviceKey {
     /// Makes a new key and writes it to `path` (0600, fsynced, the folder fsynced). Refuses to replace a file.
     public static func create(at path: String) throws -> FileDeviceKey {
         let key: P256.PrivateKey
-        var pem: [UInt8]
+        let pem: SecretBytes
         do {
             key = try P256.PrivateKey()
-            pem = try key.pemRepresentation().withUnsafeBytes { Array($0) }
+            pem = try key.pemRepresentation()
         } catch {
             throw DeviceError(.storage, "cannot make a P-256 key: \(error)")
         }
-        defer { SecretBytes.wipe(&pem) }
         if FileManager.default.fileExists(atPath: path) {
             throw DeviceError(.deviceFolder, "\(path) exists already; a device key is never replaced")
         }
