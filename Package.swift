@@ -31,6 +31,8 @@ let package = Package(
         .library(name: "PulsePack", targets: ["PulsePack"]),
     ],
     targets: [
+        // Each target sits under the comment of its layer; Scripts/check/layering reads them (and fails on a
+        // target under none), so what may import C, hold a pointer or call libc follows this file.
         // C, bottom: module map + shim header + pkg-config name.
         systemLibrary("COpenSSL", pkgConfig: "libcrypto", apt: "libssl-dev"),
         systemLibrary("CZlib", pkgConfig: "zlib", apt: "zlib1g-dev"),
