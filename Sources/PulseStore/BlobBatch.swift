@@ -10,7 +10,8 @@ import PulseSystem
 public final class BlobBatch: @unchecked Sendable {
     public let store: BlobStore
     private let lock = NSLock()
-    private var staged: [String: TempFile?] = [:]  // nil: claimed, being written
+    /// The blobs staged (or being staged) as `.tmp-<hash>`.
+    private var staged: Set<String> = []
     private let flusher = Flusher(threads: 4)
     /// The store's folder, opened at the first `put` (it may not exist before): blobs are checked,
     /// created and renamed relative to it, without a walk of its path for each.
@@ -27,29 +28,26 @@ public final class BlobBatch: @unchecked Sendable {
         let folder = try openFolder()
         if folder.sizeOfRegularFile(hash) == bytes.count { return false }
         let claimed = lock.withLock { () -> Bool in
-            guard !staged.keys.contains(hash) else { return false }
-            staged.updateValue(nil, forKey: hash)
-            return true
+            staged.insert(hash).inserted
         }
         guard claimed else { return false }
         do throws(PathError) {
             let temp = try TempFile.create(".tmp-" + hash, in: folder, with: bytes, mode: 0o444)
-            lock.withLock { staged[hash] = temp }
             flusher.submit { try StoreError.wrapping { () throws(PathError) in try temp.finish() } }
         } catch {
-            lock.withLock { _ = staged.removeValue(forKey: hash) }
+            lock.withLock { _ = staged.remove(hash) }
             throw StoreError(error)
         }
         return true
     }
 
     /// The blobs staged so far.
-    public var hashes: [String] { lock.withLock { Array(staged.keys) } }
+    public var hashes: [String] { lock.withLock { Array(staged) } }
 
     /// Renames every staged blob into place and fsyncs the folder once.
     public func commit() throws {
         try flusher.finish()
-        let moves = lock.withLock { staged.keys.sorted() }
+        let moves = lock.withLock { staged.sorted() }
         if !moves.isEmpty {
             let folder = try openFolder()
             try StoreError.wrapping { () throws(PathError) in
@@ -57,7 +55,7 @@ public final class BlobBatch: @unchecked Sendable {
             }
         }
         try AtomicFile.syncFolder(store.folder)
-        lock.withLock { staged = [:] }
+        lock.withLock { staged = [] }
     }
 
     private func openFolder() throws -> Folder {
@@ -73,8 +71,8 @@ public final class BlobBatch: @unchecked Sendable {
     public func discard(committed: [String] = []) {
         _ = try? flusher.finish()
         lock.withLock {
-            for case let temp? in staged.values { temp.remove() }
-            staged = [:]
+            for hash in staged { try? FileSystem.remove(store.path(for: ".tmp-" + hash)) }
+            staged = []
         }
         for hash in committed { try? FileSystem.remove(store.path(for: hash)) }
     }
