@@ -16,6 +16,8 @@ import Synchronization
 /// Closing from here is `shutdown(2)` on the socket: libmicrohttpd then reads end-of-file and closes the
 /// connection on its own thread. The descriptor is used only under `lock`, and libmicrohttpd reports a
 /// connection closed (which takes `lock`) before it closes the descriptor, so it is never a reused number.
+/// Connection phases are stamped by the server threads without the lock, so one may be stamped after the
+/// moment a sweep or an admission took as "now": such a phase is zero seconds old, never 2^64 ns.
 final class ConnectionTracker: @unchecked Sendable {
     struct Limits {
         var maxConnections: Int
@@ -24,10 +26,9 @@ final class ConnectionTracker: @unchecked Sendable {
         var heartbeat: UInt64
         /// A waiting connection younger than this is never closed to make room.
         var minimumAge: UInt64 = 1_000_000_000
+        /// Seconds between two checks of deadlines and heartbeats.
+        var sweepInterval = 0.25
     }
-
-    /// How often deadlines and heartbeats are checked.
-    static let sweepInterval = 0.25
 
     let limits: Limits
     private let lock = NSLock()
@@ -100,7 +101,7 @@ final class ConnectionTracker: @unchecked Sendable {
             let since = ConnectionPhase.since(phase)
             if since < oldest { oldest = since; victim = context }
         }
-        guard let victim, now &- oldest >= limits.minimumAge else { return false }
+        guard let victim, ConnectionPhase.age(since: oldest, now: now) >= limits.minimumAge else { return false }
         close(victim)
         closedToMakeRoom.add(1, ordering: .relaxed)
         return true
@@ -167,7 +168,7 @@ final class ConnectionTracker: @unchecked Sendable {
         let thread = Thread { [weak self] in
             while let tracker = self {
                 tracker.sweep(now: monotonicNanoseconds())
-                if tracker.sweepStop.wait(timeout: .now() + ConnectionTracker.sweepInterval) == .success { return }
+                if tracker.sweepStop.wait(timeout: .now() + tracker.limits.sweepInterval) == .success { return }
             }
         }
         thread.name = "http-sweeper"
@@ -191,7 +192,7 @@ final class ConnectionTracker: @unchecked Sendable {
             case ConnectionPhase.keepAliveKind: allowed = limits.idleTimeout + limits.headerTimeout
             default: continue
             }
-            if now &- ConnectionPhase.since(phase) > allowed {
+            if ConnectionPhase.age(since: ConnectionPhase.since(phase), now: now) > allowed {
                 close(context)
                 closedByDeadline.add(1, ordering: .relaxed)
             }
@@ -219,4 +220,7 @@ enum ConnectionPhase {
     static func kind(_ phase: UInt64) -> UInt64 { phase & 3 }
     static func since(_ phase: UInt64) -> UInt64 { phase & ~3 }
     static func isWaiting(_ phase: UInt64) -> Bool { phase & 3 < busyKind }
+    /// Nanoseconds from `since` to `now`; 0 when a server thread stamped the phase after `now` was read (a plain
+    /// `now - since` would then be about 2^64 and close a connection that has just been answered).
+    static func age(since: UInt64, now: UInt64) -> UInt64 { now > since ? now - since : 0 }
 }

@@ -47,7 +47,8 @@ public final class HTTPServer: @unchecked Sendable {
             maxConnections: max(1, configuration.maxConnections),
             headerTimeout: UInt64(max(1, configuration.headerTimeoutSeconds)) * second,
             idleTimeout: UInt64(max(1, configuration.idleTimeoutSeconds)) * second,
-            heartbeat: UInt64(max(0, configuration.streamHeartbeatSeconds)) * second))
+            heartbeat: UInt64(max(0, configuration.streamHeartbeatSeconds)) * second,
+            sweepInterval: configuration.sweepInterval))
 
         let pollFlags: UInt32 = MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_USE_INTERNAL_POLLING_THREAD.rawValue
         let flags: UInt32 = pollFlags | MHD_USE_ITC.rawValue | MHD_USE_TURBO.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue

@@ -44,6 +44,8 @@ extension HTTPServer {
         /// Request headers collected for the responder (lowercase names), every line of each; others are only
         /// checked, not copied.
         public var requestHeaders: [String] = []
+        /// Seconds between two checks of the request deadlines and stream heartbeats (tests run it faster).
+        var sweepInterval = 0.25
 
         public init() {}
     }
