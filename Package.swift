@@ -54,6 +54,7 @@ let package = Package(
         target("PulseCore", ["PulseCrypto", "PulseCommandLine"]),  // PulseCommandLine: Suggestion for unknown fields
         target("PulseStore", ["PulseCore", "PulseCrypto"]),
         target("PulseCommandLine", []),
+        target("PulseHTML", []),  // the typed HTML/SVG builder: text escaped by construction (docs/building-blocks.md)
         target("PulseAge", ["PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine"]),
         target("PulseOps", ["PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine"]),
         target("PulseOrigin", ["PulseHTTPServer", "PulseStore", "PulseCore", "PulseCrypto", "PulseCommandLine"]),
@@ -82,6 +83,7 @@ let package = Package(
         testTarget("PulseCryptoTests", ["PulseCrypto", "PulseCore"]),
         testTarget("PulseCoreTests", ["PulseCore"]),
         testTarget("PulseCommandLineTests", ["PulseCommandLine"]),
+        testTarget("PulseHTMLTests", ["PulseHTML"]),
         testTarget("PulseAgeTests", ["PulseAge", "PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine"]),
         testTarget("PulseOpsTests", ["PulseOps", "PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine"]),
         testTarget("PulseHTTPServerTests", ["PulseHTTPServer", "PulseSystem"]),
