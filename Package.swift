@@ -38,6 +38,7 @@ let package = Package(
         systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: "libmicrohttpd-dev"),
         systemLibrary("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
         systemLibrary("CPostgres", pkgConfig: "libpq", apt: "libpq-dev"),
+        systemLibrary("CQRencode", pkgConfig: "libqrencode", apt: "libqrencode-dev"),
 
         // Safe wrappers: the only modules that import C or touch unsafe pointers.
         target("PulseCrypto", ["COpenSSL"]),
@@ -47,6 +48,7 @@ let package = Package(
         target("PulseSystem", []),  // execv; a raw HTTP/1.1 client over a socket (pulse-conformance, pulse-device's event stream, the HTTP tests)
         target("PulseSQLite", ["CSQLite"]),
         target("PulsePostgres", ["CPostgres"]),
+        target("PulseQR", ["CQRencode", "PulseHTML"]),  // the matrix from libqrencode; its SVG is a PulseHTML node
         // A throwaway PostgreSQL cluster (initdb in a temp folder) for the tests of every module that needs one.
         target("PulsePostgresTesting", ["PulsePostgres"]),
 
@@ -84,6 +86,7 @@ let package = Package(
         testTarget("PulseCoreTests", ["PulseCore"]),
         testTarget("PulseCommandLineTests", ["PulseCommandLine"]),
         testTarget("PulseHTMLTests", ["PulseHTML"]),
+        testTarget("PulseQRTests", ["PulseQR", "PulseHTML"]),
         testTarget("PulseAgeTests", ["PulseAge", "PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine"]),
         testTarget("PulseOpsTests", ["PulseOps", "PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine"]),
         testTarget("PulseHTTPServerTests", ["PulseHTTPServer", "PulseSystem"]),
