@@ -57,6 +57,7 @@ let package = Package(
         target("PulseStore", ["PulseCore", "PulseCrypto"]),
         target("PulseCommandLine", []),
         target("PulseHTML", []),  // the typed HTML/SVG builder: text escaped by construction (docs/building-blocks.md)
+        target("PulseMetrics", []),  // Prometheus registry: lock-free counters, gauges, histograms; /proc/self
         target("PulseAge", ["PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine"]),
         target("PulseOps", ["PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine"]),
         target("PulseOrigin", ["PulseHTTPServer", "PulseStore", "PulseCore", "PulseCrypto", "PulseCommandLine"]),
@@ -87,6 +88,7 @@ let package = Package(
         testTarget("PulseCommandLineTests", ["PulseCommandLine"]),
         testTarget("PulseHTMLTests", ["PulseHTML"]),
         testTarget("PulseQRTests", ["PulseQR", "PulseHTML"]),
+        testTarget("PulseMetricsTests", ["PulseMetrics"]),
         testTarget("PulseAgeTests", ["PulseAge", "PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine"]),
         testTarget("PulseOpsTests", ["PulseOps", "PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine"]),
         testTarget("PulseHTTPServerTests", ["PulseHTTPServer", "PulseSystem"]),
