@@ -17,20 +17,3 @@ public final class Counter: Sendable {
     /// The count now.
     public var value: UInt64 { count.load(ordering: .relaxed) }
 }
-
-/// A counter's series, one per value of `Labels`.
-public final class CounterFamily<Labels: MetricLabelSet>: Sendable {
-    @usableFromInline let table: SeriesTable<Labels, Counter>
-
-    init(_ table: SeriesTable<Labels, Counter>) { self.table = table }
-
-    /// The series for `labels`.
-    @inlinable public subscript(_ labels: Labels) -> Counter { table[labels] }
-}
-
-extension CounterFamily {
-    /// The series for two labels: `requests[.keys, .success]`.
-    @inlinable public subscript<First, Second>(_ first: First, _ second: Second) -> Counter where Labels == LabelPair<First, Second> {
-        table[LabelPair(first, second)]
-    }
-}

@@ -4,28 +4,18 @@ protocol ExposedMetric: Sendable {
     func expose(into writer: inout Exposition)
 }
 
-struct CounterExposure<Labels: MetricLabelSet>: ExposedMetric {
+/// A counter's or gauge's series: one sample line each.
+struct SeriesExposure<Labels: MetricLabelSet, Series: AnyObject & Sendable>: ExposedMetric {
     let name: String
     let help: String
-    let family: CounterFamily<Labels>
+    let kind: Exposition.Kind
+    let family: MetricFamily<Labels, Series>
+    let value: @Sendable (Series) -> Exposition.Value
 
     func expose(into writer: inout Exposition) {
-        writer.header(name, help: help, kind: .counter)
+        writer.header(name, help: help, kind: kind)
         for (series, labels) in zip(family.table.series, family.table.labelText) {
-            writer.sample(name, labels: labels, value: .integer(series.value))
-        }
-    }
-}
-
-struct GaugeExposure<Labels: MetricLabelSet>: ExposedMetric {
-    let name: String
-    let help: String
-    let family: GaugeFamily<Labels>
-
-    func expose(into writer: inout Exposition) {
-        writer.header(name, help: help, kind: .gauge)
-        for (series, labels) in zip(family.table.series, family.table.labelText) {
-            writer.sample(name, labels: labels, value: .signed(series.value))
+            writer.sample(name, labels: labels, value: value(series))
         }
     }
 }

@@ -20,20 +20,3 @@ public final class Gauge: Sendable {
     /// The value now.
     public var value: Int64 { current.load(ordering: .relaxed) }
 }
-
-/// A gauge's series, one per value of `Labels`.
-public final class GaugeFamily<Labels: MetricLabelSet>: Sendable {
-    @usableFromInline let table: SeriesTable<Labels, Gauge>
-
-    init(_ table: SeriesTable<Labels, Gauge>) { self.table = table }
-
-    /// The series for `labels`.
-    @inlinable public subscript(_ labels: Labels) -> Gauge { table[labels] }
-}
-
-extension GaugeFamily {
-    /// The series for two labels.
-    @inlinable public subscript<First, Second>(_ first: First, _ second: Second) -> Gauge where Labels == LabelPair<First, Second> {
-        table[LabelPair(first, second)]
-    }
-}

@@ -50,23 +50,6 @@ public final class Histogram: Sendable {
     }
 }
 
-/// A histogram's series, one per value of `Labels`, all with the same buckets.
-public final class HistogramFamily<Labels: MetricLabelSet>: Sendable {
-    @usableFromInline let table: SeriesTable<Labels, Histogram>
-
-    init(_ table: SeriesTable<Labels, Histogram>) { self.table = table }
-
-    /// The series for `labels`.
-    @inlinable public subscript(_ labels: Labels) -> Histogram { table[labels] }
-}
-
-extension HistogramFamily {
-    /// The series for two labels.
-    @inlinable public subscript<First, Second>(_ first: First, _ second: Second) -> Histogram where Labels == LabelPair<First, Second> {
-        table[LabelPair(first, second)]
-    }
-}
-
 extension Histogram {
     /// Bounds for request latencies in seconds, 1 ms … 10 s (Prometheus' defaults start at 5 ms; a
     /// signed key fetch on loopback takes well under that).

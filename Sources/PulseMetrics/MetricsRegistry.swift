@@ -50,10 +50,7 @@ public final class MetricsRegistry: Sendable {
 
     /// A counter with one series per value of `labels`.
     public func counter<Labels: MetricLabelSet>(_ name: String, help: String, labels: Labels.Type) -> CounterFamily<Labels> {
-        Naming.check(name, help: help, kind: .counter, labels: Labels.labelNames, series: Labels.allLabelSets.count)
-        let family = CounterFamily<Labels>(SeriesTable { Counter() })
-        add(CounterExposure(name: name, help: help, family: family), claiming: [name])
-        return family
+        register(name, help: help, kind: .counter, make: Counter.init) { .integer($0.value) }
     }
 
     /// A counter read when scraped (a count kept elsewhere: a C library's, another module's).
@@ -71,9 +68,16 @@ public final class MetricsRegistry: Sendable {
 
     /// A gauge with one series per value of `labels`.
     public func gauge<Labels: MetricLabelSet>(_ name: String, help: String, labels: Labels.Type) -> GaugeFamily<Labels> {
-        Naming.check(name, help: help, kind: .gauge, labels: Labels.labelNames, series: Labels.allLabelSets.count)
-        let family = GaugeFamily<Labels>(SeriesTable { Gauge() })
-        add(GaugeExposure(name: name, help: help, family: family), claiming: [name])
+        register(name, help: help, kind: .gauge, make: Gauge.init) { .signed($0.value) }
+    }
+
+    /// A counter or gauge family: checked, made, and exposed one sample line per series.
+    private func register<Labels: MetricLabelSet, Series: AnyObject & Sendable>(
+        _ name: String, help: String, kind: Exposition.Kind, make: () -> Series, value: @escaping @Sendable (Series) -> Exposition.Value
+    ) -> MetricFamily<Labels, Series> {
+        Naming.check(name, help: help, kind: kind, labels: Labels.labelNames, series: Labels.allLabelSets.count)
+        let family = MetricFamily<Labels, Series>(SeriesTable(make))
+        add(SeriesExposure(name: name, help: help, kind: kind, family: family, value: value), claiming: [name])
         return family
     }
 
