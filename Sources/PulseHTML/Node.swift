@@ -131,6 +131,10 @@ public struct NodeList: Sendable {
 
     /// `self` then `next`: in place when the buffer is this list's alone.
     consuming func appending(_ next: NodeList) -> NodeList {
+        let needed = bytes.count + next.bytes.count
+        // A block's first sibling has room for its own tags only: grow once for the rest of a row (by up
+        // to 4 KB; past that, Array's doubling).
+        if needed > bytes.capacity { bytes.reserveCapacity(needed + min(3 * needed, 4096) + Node.slack) }
         bytes += next.bytes
         return self
     }
