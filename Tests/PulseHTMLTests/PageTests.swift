@@ -77,6 +77,19 @@ import Testing
         #expect(div(.none, .class("x"), .none).renderedString == "<div class=\"x\"></div>")
     }
 
+    /// Elements write into their children's buffers in place when they can: a node kept and used again
+    /// must still be what it was (copy on write).
+    @Test func aNodeUsedSeveralTimesStaysItself() {
+        let cell = td { "x" }
+        let row = tr { cell; cell }
+        let body = tbody { row; tr { cell }; [cell, cell] }
+        #expect(body.renderedString == "<tbody><tr><td>x</td><td>x</td></tr><tr><td>x</td></tr><td>x</td><td>x</td></tbody>")
+        #expect(cell.renderedString == "<td>x</td>")
+        #expect(row.renderedString == "<tr><td>x</td><td>x</td></tr>")
+        let text = Node.text("a<b")
+        #expect(p { text; text }.renderedString == "<p>a&lt;ba&lt;b</p>" && text.renderedString == "a&lt;b")
+    }
+
     @Test func refusedAttributeNamesTrap() async {
         await #expect(processExitsWith: .failure) { _ = Attribute("onclick", "x") }
         await #expect(processExitsWith: .failure) { _ = Attribute("ONLOAD", "x") }
