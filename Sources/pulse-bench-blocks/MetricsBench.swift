@@ -72,10 +72,11 @@ struct MetricsBench {
         }
         print("ns per operation (median; 2 threads: both on the same series, wall time per thread)")
         print("operation                                   1 thread  2 threads  1t/floor  2t/floor")
-        let floor = results[Self.names[0]]!.mapValues(median)
+        func medianOf(_ name: String, _ threads: Int) -> Double { median(results[name]?[threads] ?? []) }
+        let floor = (one: medianOf(Self.names[0], 1), two: medianOf(Self.names[0], 2))
         for name in Self.names {
-            let one = median(results[name]![1]!), two = median(results[name]![2]!)
-            print(String(format: "%@ %8.2f %10.2f %9.2f %9.2f", name.padding(toLength: 42, withPad: " ", startingAt: 0), one, two, one / floor[1]!, two / floor[2]!))
+            let one = medianOf(name, 1), two = medianOf(name, 2)
+            print(String(format: "%@ %8.2f %10.2f %9.2f %9.2f", name.padding(toLength: 42, withPad: " ", startingAt: 0), one, two, one / floor.one, two / floor.two))
         }
         // Nothing lost: every operation above counted.
         let expected = UInt64(runs * operations * 3)
