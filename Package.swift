@@ -48,7 +48,7 @@ let package = Package(
         target("PulseSystem", []),  // execv; a raw HTTP/1.1 client over a socket (pulse-conformance, pulse-device's event stream, the HTTP tests)
         target("PulseSQLite", ["CSQLite"]),
         target("PulsePostgres", ["CPostgres"]),
-        target("PulseQR", ["CQRencode", "PulseHTML"]),  // the matrix from libqrencode; its SVG is a PulseHTML node
+        target("PulseQR", ["CQRencode"]),  // the module matrix from libqrencode (its SVG drawing is in PulseHTML)
         // A throwaway PostgreSQL cluster (initdb in a temp folder) for the tests of every module that needs one.
         target("PulsePostgresTesting", ["PulsePostgres"]),
 
@@ -56,7 +56,7 @@ let package = Package(
         target("PulseCore", ["PulseCrypto", "PulseCommandLine"]),  // PulseCommandLine: Suggestion for unknown fields
         target("PulseStore", ["PulseCore", "PulseCrypto"]),
         target("PulseCommandLine", []),
-        target("PulseHTML", []),  // the typed HTML/SVG builder: text escaped by construction (docs/building-blocks.md)
+        target("PulseHTML", ["PulseQR"]),  // the typed HTML/SVG builder (and QR codes as SVG nodes): text escaped by construction (docs/building-blocks.md)
         target("PulseMetrics", []),  // Prometheus registry: lock-free counters, gauges, histograms; /proc/self
         target("PulseAge", ["PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine"]),
         target("PulseOps", ["PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine"]),

@@ -1,4 +1,4 @@
-import PulseHTML
+import PulseQR
 
 extension QRCode {
     /// The code as a compact SVG, a PulseHTML node: put it in a page as it is, or render it
