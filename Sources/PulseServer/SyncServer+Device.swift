@@ -50,8 +50,7 @@ extension SyncServer {
         try cache.revalidate()
         guard let device = try cache.device(signed.deviceId) else { return HTTPResponse(answers.notFound, "no:unknown-device") }
         guard !device.record.isRevoked else { return HTTPResponse(answers.notFound, "no:revoked") }
-        let canonical = DeviceSignature.canonical(
-            method: request.method.description, target: request.target, timestamp: signed.timestamp, body: request.body)
+        let canonical = signed.canonical(method: request.method.description, target: request.target, body: request.body)
         guard signed.isValid(for: canonical, key: device.key) else { return HTTPResponse(answers.notFound, "no:bad-signature") }
         let (decision, check) = try storage.takeRateToken(
             "device " + device.record.id, limit: configuration.deviceLimit, at: now, checking: device.record.id, session: route.sessionId)

@@ -1,3 +1,4 @@
+import PulseCore
 import PulseHTTPServer
 
 extension SyncServer {
@@ -8,7 +9,8 @@ extension SyncServer {
         guard let id = Self.sessionParameter(query), try entitledSession(device, id) != nil else {
             return HTTPResponse(answers.notFound, "no:session")
         }
-        let lastEventId = request.headers["last-event-id"].flatMap { Int64(String(decoding: $0, as: UTF8.self)) }
+        // Digits only (no sign, at most 18): anything else is no resume point, so the stream starts with a snapshot.
+        let lastEventId = request.headers["last-event-id"].flatMap { BoundedDecimal.parse($0) }.map(Int64.init)
         let hub = self.hub
         let stream = HTTPEventStream(heartbeat: Array(":\n".utf8), maxPendingBytes: 256 << 10) { stream, _ in
             hub.remove(stream, session: id)

@@ -109,6 +109,26 @@ import Testing
         }
     }
 
+    /// Issue 17, item 1, on the real executable: the probe's header (`ts` of 20 digits, no credential
+    /// needed) once killed the process with a runtime trap on any device route (and, with the default
+    /// backtracer, stalled every connection for ~30 s first). Now each route answers the flat 404 and the
+    /// process keeps serving.
+    @Test func theProbesOneRequestNoLongerKillsTheServer() throws {
+        let folder = try TemporaryFolder()
+        let data = folder.url.appendingPathComponent("data").path
+        let server = try ServerProcess(data: data, ["--access-log", "off"])
+        let header = ("X-Pulse-Device", "00000000000000000000000000000000;ts=99999999999999999999;sig=AAAA")
+        for (method, target) in [
+            ("GET", "/api/sync/keys?session=keynote"), ("GET", "/api/sync/manifest?session=keynote"), ("GET", "/api/sync/events?session=keynote"),
+            ("GET", "/api/sync/series/x/manifest"), ("POST", "/api/sessions/keynote/diag"),
+        ] {
+            let response = try server.client(timeout: 5).request(method, target, [header], body: method == "POST" ? [0x7b, 0x7d] : [])
+            #expect(response.status == 404 && response.json == ["error": "notFound"], "\(method) \(target): \(response.status)")
+        }
+        #expect(try server.client(timeout: 5).request("GET", "/healthz").status == 200)
+        #expect(server.process.isRunning)
+    }
+
     /// Log rotation: the file is moved away, SIGHUP (or SIGUSR1) opens a new one; SIGUSR2 is ignored.
     @Test func signalsReopenTheAccessLog() throws {
         let folder = try TemporaryFolder()
