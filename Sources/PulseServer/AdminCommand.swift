@@ -161,7 +161,7 @@ enum AdminCommand {
                 let devices = try ServerCommand.storage(arguments, console).devices()
                 console.list(devices, asJSON: arguments.flag("json"), json: json) { device in
                     [
-                        device.id, device.platform, "\"\(device.name)\"", device.scope.description, device.isRevoked ? "revoked" : "active",
+                        device.id, device.platform, "\"\(DeviceText.escaped(device.name))\"", device.scope.description, device.isRevoked ? "revoked" : "active",
                         "enrolled \(TimeText.iso(device.enrolledAt))", "via \(device.credentialId)",
                     ].joined(separator: "  ")
                 }

@@ -125,17 +125,19 @@ struct StaffReport {
     /// One CSV field that stays text in any spreadsheet, whatever it splits on. Device names and builds come
     /// from devices: `phone;=cmd|' /C calc'!A0;x` is one cell with `,` as the delimiter, three with `;`.
     ///
-    /// - The formula guard runs on every piece a spreadsheet could make of the field, not only its start: a `'`
-    ///   goes before each `=`, `+`, `-`, `@`, tab or CR that begins the field or follows a separator or a quote
-    ///   (a spreadsheet reading another delimiter may take a quote after one for the start of a quoted cell), so
-    ///   no split leaves a cell that starts with one (`phone;'=cmd|' /C calc'!A0;x`).
+    /// - First, what `DeviceText` escapes in listings (controls, bidirectional controls, line separators) is
+    ///   written as `\u{…}`: an export is read by people too.
+    /// - The formula guard then runs on every piece a spreadsheet could make of the field, not only its start:
+    ///   a `'` goes before each `=`, `+`, `-`, `@`, tab or CR that begins the field or follows a separator or a
+    ///   quote (a spreadsheet reading another delimiter may take a quote after one for the start of a quoted
+    ///   cell), so no split leaves a cell that starts with one (`phone;'=cmd|' /C calc'!A0;x`).
     /// - Then RFC 4180 quoting for every field holding a separator or a quote, so a spreadsheet that honours
     ///   quotes (all of them, with any delimiter) keeps the field whole.
     static func csvField(_ text: String) -> String {
         var guarded = String.UnicodeScalarView()
         var pieceStarts = true
         var quote = false
-        for scalar in text.unicodeScalars {
+        for scalar in DeviceText.escaped(text, quotes: false).unicodeScalars {
             if pieceStarts && formulaStarts.contains(scalar) { guarded.append("'") }
             guarded.append(scalar)
             pieceStarts = separators.contains(scalar) || scalar == "\""

@@ -30,7 +30,7 @@ extension SyncServer {
         guard let platform = fields["platform"]?.stringValue, RequestJSON.isPlatform(platform) else {
             return answers.badRequest(field: "platform", note: "enroll:bad-request")
         }
-        guard let name = fields["name"]?.stringValue, RequestJSON.isLabel(name, maxCharacters: 100) else {
+        guard let name = fields["name"]?.stringValue, DeviceText.isLabel(name, maxCharacters: 100) else {
             return answers.badRequest(field: "name", note: "enroll:bad-request")
         }
         guard let der = Data(base64Encoded: keyText), let key = try? P256.PublicKey(derRepresentation: der) else {
@@ -74,12 +74,5 @@ enum RequestJSON {
             (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
                 || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
         }
-    }
-
-    /// A human label (a device name, an app version): 1 to `maxCharacters` characters, no control
-    /// characters (they would reach operators' terminals through listings).
-    static func isLabel(_ text: String, maxCharacters: Int) -> Bool {
-        let count = text.unicodeScalars.count
-        return count >= 1 && count <= maxCharacters && !text.unicodeScalars.contains { $0.properties.generalCategory == .control || $0.value == 0x7f }
     }
 }

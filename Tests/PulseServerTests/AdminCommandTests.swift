@@ -96,6 +96,56 @@ import Testing
         #expect(CLI.run(["admin", "device", "revoke", "--data", data, id]).code == 65)
     }
 
+    /// Issue 17, item 4: a name with quotes and spaces cannot read as another (revoked) device in the listing,
+    /// and a name stored before enrollment refused bidirectional controls shows them escaped.
+    @Test func deviceNamesCannotFakeListingColumns() throws {
+        let (package, data) = try Self.seeded()
+        defer { withExtendedLifetime(package) {} }
+        let storage = try Self.storage(data)
+        let fake = #"Pixel"  series:conf  revoked  enrolled 2026-01-01T00:00:00Z  via 0123456789ab"#
+        let names = [fake, "Ada\u{202E}enohp\u{2066}", #"back\slash"#]
+        for name in names {
+            let code = try #require(CLI.run(["admin", "device-code", "create", "--data", data, "--series", "conf"]).out.first)
+            _ = try storage.enroll(
+                credentialHash: CredentialSecret.hash(code)!, device: NewDevice(id: try DeviceID.generate(), publicKey: [4, 5], platform: "android", name: name),
+                at: now())
+        }
+        let lines = CLI.run(["admin", "device", "list", "--data", data]).out
+        #expect(lines.count == 3)
+        for line in lines {
+            // The name is one quoted column: the quote that ends it is the first one not escaped by a backslash.
+            let columns = Self.listingColumns(line)
+            #expect(columns.count == 7 && columns[4] == "active", "\(line)")
+            #expect(!line.unicodeScalars.contains { $0.properties.isBidiControl }, "\(line)")
+        }
+        #expect(lines.contains { $0.contains(#""Pixel\"  series:conf  revoked  enrolled 2026-01-01T00:00:00Z  via 0123456789ab""#) })
+        #expect(lines.contains { $0.contains(#""Ada\u{202E}enohp\u{2066}""#) })
+        #expect(lines.contains { $0.contains(#""back\\slash""#) })
+    }
+
+    /// Splits a listing line on its two-space separators, keeping a quoted column (with `\"` and `\\` escapes) whole.
+    static func listingColumns(_ line: String) -> [String] {
+        var columns: [String] = [], current = "", quoted = false, escaped = false
+        var characters = Array(line)[...]
+        while let character = characters.popFirst() {
+            if quoted {
+                current.append(character)
+                if escaped { escaped = false } else if character == "\\" { escaped = true } else if character == "\"" { quoted = false }
+            } else if character == "\"" {
+                quoted = true
+                current.append(character)
+            } else if character == " ", characters.first == " " {
+                characters = characters.drop { $0 == " " }
+                columns.append(current)
+                current = ""
+            } else {
+                current.append(character)
+            }
+        }
+        columns.append(current)
+        return columns
+    }
+
     @Test func sessionSetMovesStateAndFrontierOnlyForward() throws {
         let (package, data) = try Self.seeded()
         defer { withExtendedLifetime(package) {} }

@@ -55,7 +55,8 @@ import Testing
         for (device, name) in zip(devices, Self.hostileNames + Self.storedNames) {
             let row = try #require(rows.first { $0.first == device.id })
             #expect(row.count == StaffReport.csvHeader.split(separator: ",").count)
-            #expect(row[1].replacingOccurrences(of: "'", with: "") == name.replacingOccurrences(of: "'", with: ""), "\(name.debugDescription) → \(row[1].debugDescription)")
+            let shown = DeviceText.escaped(name, quotes: false)
+            #expect(row[1].replacingOccurrences(of: "'", with: "") == shown.replacingOccurrences(of: "'", with: ""), "\(name.debugDescription) → \(row[1].debugDescription)")
         }
     }
 
