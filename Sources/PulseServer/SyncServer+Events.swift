@@ -15,7 +15,12 @@ extension SyncServer {
         let stream = HTTPEventStream(heartbeat: Array(":\n".utf8), maxPendingBytes: 256 << 10) { stream, _ in
             hub.remove(stream, session: id)
         }
-        try hub.subscribe(stream, device: device.record.id, session: id, lastEventId: lastEventId)
+        // A registration token's devices share its cap on open streams (a leaked link must not take every connection).
+        let token = try cache.registrationToken(listingId: device.record.credentialId)
+        let cap = token.map { $0.limits.maxStreams ?? configuration.tokenMaxStreams } ?? .max
+        guard try hub.subscribe(stream, device: device.record.id, session: id, lastEventId: lastEventId, token: token?.listingId, maxStreams: cap) else {
+            return answers.rateLimited(retryAfter: configuration.streamRetrySeconds, note: "events:token-streams-full")
+        }
         return HTTPResponse(
             status: 200,
             headers: [
