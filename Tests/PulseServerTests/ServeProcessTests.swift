@@ -129,6 +129,72 @@ import Testing
         #expect(server.process.isRunning)
     }
 
+    /// Issue 17, item 1 (crash policy): a server killed with SIGKILL in the middle of writes (enrollments,
+    /// advances, diag samples, each answered once committed) starts again on its data folder with the same
+    /// command and no manual step: the WAL left behind is recovered on open, the folder check passes, every
+    /// answered write is there, and it serves at once.
+    @Test func aServerKilledWithSIGKILLStartsAgainOnItsDataFolder() throws {
+        let folder = try TemporaryFolder()
+        let data = folder.url.appendingPathComponent("data").path
+        let dataFolder = try DataFolder.prepare(data)
+        let codes = try {
+            let storage = try dataFolder.openStorage(connections: 2)
+            try TestContent.seed(storage, "talk", state: .live)
+            return try (0..<1200).map { _ in try Administration(storage: storage).createDeviceCode(scope: .session("talk")).text }
+        }()
+        let staff = try #require(CLI.run(["admin", "staff-token", "create", "--data", data]).out.first)
+        let arguments = ["--access-log", "off", "--enroll-rate", "100000", "--enroll-burst", "100000"]
+        var server = try ServerProcess(data: data, arguments)
+        let auth = [("Authorization", "Bearer \(staff)")]
+        #expect(try server.client().request("POST", "/api/staff/sessions/talk/advance", auth, body: Array(#"{"maxShown":1}"#.utf8)).status == 200)
+        // Writes from four clients until the kill; each answered one is remembered.
+        let answered = Lines()
+        let killed = Mutex(false)
+        let running = server
+        DispatchQueue.concurrentPerform(iterations: 4) { worker in
+            for step in 0..<400 {
+                if killed.withLock({ $0 }) { return }
+                let key = try? P256.PrivateKey()
+                let response: RawHTTPResponse?
+                if worker == 0 {
+                    response = try? running.client(timeout: 5).request(
+                        "POST", "/api/staff/sessions/talk/advance", auth, body: Array(#"{"maxShown":\#(2 + step)}"#.utf8))
+                    if response?.status == 200 { answered.add(out: "advance \(2 + step)") }
+                } else {
+                    let code = codes[(worker - 1) * 400 + step]
+                    response = try? running.client(timeout: 5).request("POST", "/api/sync/enroll", body: TestDevice.enrollBody(token: code, key: key!))
+                    if response?.status == 200, let id = response?.json?["deviceId"]?.stringValue { answered.add(out: "device \(id)") }
+                }
+                killed.withLock { done in
+                    if !done && answered.out.count >= 60 {
+                        done = true
+                        running.signal(SIGKILL)
+                    }
+                }
+            }
+        }
+        #expect(server.waitForExit(within: 5) != nil)
+        #expect(killed.withLock { $0 })
+        #expect(FileManager.default.fileExists(atPath: data + "/pulse-server.sqlite-wal"))
+
+        // The same command again: it starts, serves, and holds every answered write.
+        server = try ServerProcess(data: data, arguments)
+        #expect(try server.client().request("GET", "/healthz").status == 200)
+        let devices = Set(try #require(try server.client().request("GET", "/api/staff/devices", auth).json?.arrayValue).compactMap { $0["id"]?.stringValue })
+        let session = try server.client().request("GET", "/api/staff/sessions/talk", auth).json
+        let highest = answered.out.compactMap { $0.hasPrefix("advance ") ? Int($0.dropFirst(8)) : nil }.max() ?? 1
+        #expect((session?["maxShown"]?.intValue ?? -1) >= min(highest, 9), "frontier \(String(describing: session?["maxShown"])) after answered advances up to \(highest)")
+        for line in answered.out where line.hasPrefix("device ") {
+            #expect(devices.contains(String(line.dropFirst(7))), "answered \(line) is missing after the restart")
+        }
+        let device = try #require(answered.out.first { $0.hasPrefix("device ") }).dropFirst(7)
+        #expect(devices.contains(String(device)))
+        #expect(try server.client().request("POST", "/api/staff/sessions/talk/advance", auth, body: Array(#"{"maxShown":9}"#.utf8)).status == 200)
+        server.signal(SIGTERM)
+        #expect(server.waitForExit(within: 10) == 0)
+        try KillDuringEnrollTests.checkConsistent(dataFolder.databasePath)
+    }
+
     /// Log rotation: the file is moved away, SIGHUP (or SIGUSR1) opens a new one; SIGUSR2 is ignored.
     @Test func signalsReopenTheAccessLog() throws {
         let folder = try TemporaryFolder()
