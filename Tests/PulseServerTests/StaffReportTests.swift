@@ -105,3 +105,17 @@ import Testing
         return rows
     }
 }
+
+/// `TimeText.iso` writes what `ISO8601DateFormatter` with `.withInternetDateTime` wrote, without making one.
+@Suite struct TimeTextTests {
+    @Test func writesWhatTheFormatterWrote() {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        var generator = SystemRandomNumberGenerator()
+        let moments: [Int64] = [0, 1, 59, 86_399, 86_400, 951_782_400, 1_796_112_000, 4_102_444_800, 253_402_300_799]
+            + (0..<2000).map { _ in Int64.random(in: 0...4_102_444_800, using: &generator) }
+        for seconds in moments {
+            #expect(TimeText.iso(seconds) == formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds))), "\(seconds)")
+        }
+    }
+}
