@@ -40,6 +40,7 @@ let package = Package(
         systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: "libmicrohttpd-dev"),
         systemLibrary("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
         systemLibrary("CPostgres", pkgConfig: "libpq", apt: "libpq-dev"),
+        systemLibrary("CQRencode", pkgConfig: "libqrencode", apt: "libqrencode-dev"),
 
         // Safe wrappers: the only modules that import C or touch unsafe pointers.
         target("PulseCrypto", ["COpenSSL"]),
@@ -49,6 +50,7 @@ let package = Package(
         target("PulseSystem", []),  // files (atomic writes, locks, errno text: restic's internal/fs), processes, clocks, execv; a raw HTTP/1.1 client over a socket (pulse-conformance, pulse-device's event stream, the HTTP tests)
         target("PulseSQLite", ["CSQLite"]),
         target("PulsePostgres", ["CPostgres", "PulseSystem"]),
+        target("PulseQR", ["CQRencode"]),  // the module matrix from libqrencode (its SVG drawing is in PulseHTML)
         // A throwaway PostgreSQL cluster (initdb in a temp folder) for the tests of every module that needs one.
         target("PulsePostgresTesting", ["PulsePostgres"]),
 
@@ -56,6 +58,8 @@ let package = Package(
         target("PulseCore", ["PulseCrypto", "PulseCommandLine"]),  // PulseCommandLine: Suggestion for unknown fields
         target("PulseStore", ["PulseCore", "PulseCrypto", "PulseSystem"]),
         target("PulseCommandLine", []),
+        target("PulseHTML", ["PulseQR"]),  // the typed HTML/SVG builder (and QR codes as SVG nodes): text escaped by construction (docs/building-blocks.md)
+        target("PulseMetrics", []),  // Prometheus registry: lock-free counters, gauges, histograms; /proc/self
         target("PulseAge", ["PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine", "PulseSystem"]),
         target("PulseOps", ["PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine", "PulseSystem"]),
         target("PulseOrigin", ["PulseHTTPServer", "PulseStore", "PulseCore", "PulseCrypto", "PulseCommandLine", "PulseSystem"]),
@@ -80,10 +84,15 @@ let package = Package(
         .executableTarget(name: "pulse-conformance", dependencies: ["PulseConformance"], swiftSettings: swiftSettings),
         // Scripts/bench-verify: ES256 verifies per second, measured next to `openssl speed ecdsap256`.
         .executableTarget(name: "pulse-bench-verify", dependencies: ["PulseCrypto", "PulseCommandLine", "PulseSystem"], swiftSettings: swiftSettings),
+        // Scripts/bench-blocks: PulseHTML's render of a 10,000-row table, PulseMetrics' ns per operation.
+        .executableTarget(name: "pulse-bench-blocks", dependencies: ["PulseHTML", "PulseMetrics", "PulseCommandLine"], swiftSettings: swiftSettings),
 
         testTarget("PulseCryptoTests", ["PulseCrypto", "PulseCore"]),
         testTarget("PulseCoreTests", ["PulseCore"]),
         testTarget("PulseCommandLineTests", ["PulseCommandLine"]),
+        testTarget("PulseHTMLTests", ["PulseHTML"]),
+        testTarget("PulseQRTests", ["PulseQR", "PulseHTML"]),
+        testTarget("PulseMetricsTests", ["PulseMetrics"]),
         testTarget("PulseAgeTests", ["PulseAge", "PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine"]),
         testTarget("PulseOpsTests", ["PulseOps", "PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine"]),
         testTarget("PulseSystemTests", ["PulseSystem"]),

@@ -14,7 +14,11 @@
 //                                                             each stream's device then fetches at once, as the
 //                                                             app does, timed until the answer is complete
 //
-// REQUESTS and TRIGGER are files of raw requests separated by NUL bytes. Output: key=value lines.
+// REQUESTS and TRIGGER are files of raw requests separated by NUL bytes. Output: key=value lines, among them
+// the errors as wrk counts them: errors_connect (the connection could not be made), errors_read (the server
+// closed or reset a connection while an answer was awaited), errors_write (a request could not be sent),
+// errors_timeout (no complete answer within 2 s for rate, by the end for burst and sse), errors_status
+// (answers other than 2xx or 3xx), and `errors=` all five on one line for people.
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -145,6 +149,26 @@ static void percentiles(const char *name, double *values, size_t count) {
            values[(size_t)(count * 0.99) < count ? (size_t)(count * 0.99) : count - 1] * 1e3, name, values[count - 1] * 1e3);
 }
 
+/// What went wrong, counted as wrk counts it.
+typedef struct { long connect, read, write, timeout, status; } Errors;
+
+static void count_status(Errors *errors, int status) {
+    if (status < 200 || status > 399) errors->status++;
+}
+
+static void print_errors(const Errors *e) {
+    printf("errors_connect=%ld\nerrors_read=%ld\nerrors_write=%ld\nerrors_timeout=%ld\nerrors_status=%ld\n", e->connect, e->read,
+           e->write, e->timeout, e->status);
+    printf("errors=connect %ld, read %ld, write %ld, timeout %ld, non-2xx/3xx %ld\n", e->connect, e->read, e->write, e->timeout,
+           e->status);
+}
+
+/// The error (errno of the send or recv that failed) of a connection never established: counted as a failed
+/// connect, not a failed read or write.
+static int connect_failed(int error) {
+    return error == ECONNREFUSED || error == ETIMEDOUT || error == EHOSTUNREACH || error == ENETUNREACH;
+}
+
 typedef struct {
     int fd;
     size_t request;
@@ -153,6 +177,8 @@ typedef struct {
     size_t used;
     double started;
     int state;  // 0 idle, 1 sending/reading, 2 done
+    int used_before;  // a request was sent on this socket already
+    int timed_out;    // the current request was counted as a timeout
 } Connection;
 
 // MARK: rate
@@ -163,6 +189,7 @@ static int run_rate(int connections, double seconds) {
     size_t next = 0;
     long statuses[600] = {0};
     long answered = 0, failed = 0;
+    Errors errors = {0};
     for (int i = 0; i < connections; i++) {
         all[i].fd = connect_nonblocking();
         if (all[i].fd < 0) die("connect");
@@ -170,46 +197,69 @@ static int run_rate(int connections, double seconds) {
         struct epoll_event event = {.events = EPOLLIN | EPOLLOUT, .data.u32 = i};
         epoll_ctl(epoll, EPOLL_CTL_ADD, all[i].fd, &event);
     }
-    double cpu0 = cpu_seconds(), start = now(), deadline = start + seconds;
+    double cpu0 = cpu_seconds(), start = now(), deadline = start + seconds, next_check = start + 0.1;
+    for (int i = 0; i < connections; i++) all[i].started = start;
     struct epoll_event events[1024];
     while (now() < deadline) {
         int ready = epoll_wait(epoll, events, 1024, 100);
+        double t = now();
+        if (t >= next_check) {
+            // Like wrk's timeout: a request without its answer after 2 s counts once.
+            for (int i = 0; i < connections; i++)
+                if (!all[i].timed_out && t - all[i].started > 2) { all[i].timed_out = 1; errors.timeout++; }
+            next_check = t + 0.1;
+        }
         for (int e = 0; e < ready; e++) {
             Connection *c = &all[events[e].data.u32];
             Request *r = &requests[c->request];
+            int broken = 0;
             if ((events[e].events & EPOLLOUT) && c->sent < r->length) {
                 ssize_t wrote = send(c->fd, r->data + c->sent, r->length - c->sent, MSG_NOSIGNAL);
                 if (wrote > 0) c->sent += wrote;
-                if (c->sent == r->length) {
+                else if (wrote < 0 && errno != EAGAIN) broken = 1;
+                if (!broken && c->sent == r->length) {
+                    c->used_before = 1;
                     struct epoll_event event = {.events = EPOLLIN, .data.u32 = events[e].data.u32};
                     epoll_ctl(epoll, EPOLL_CTL_MOD, c->fd, &event);
                 }
+                if (broken) {
+                    if (!c->used_before && connect_failed(errno)) errors.connect++; else errors.write++;
+                }
             }
-            if (events[e].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
-                ssize_t got = recv(c->fd, c->buffer + c->used, sizeof c->buffer - c->used, 0);
+            ssize_t got = 0;
+            if (!broken && (events[e].events & (EPOLLIN | EPOLLHUP | EPOLLERR))) {
+                got = recv(c->fd, c->buffer + c->used, sizeof c->buffer - c->used, 0);
+                if (got < 0 && errno == EAGAIN) continue;
                 if (got <= 0) {
-                    failed++;
-                    epoll_ctl(epoll, EPOLL_CTL_DEL, c->fd, NULL);
-                    close(c->fd);
-                    c->fd = connect_nonblocking();
-                    c->sent = 0, c->used = 0;
-                    struct epoll_event event = {.events = EPOLLOUT, .data.u32 = events[e].data.u32};
-                    epoll_ctl(epoll, EPOLL_CTL_ADD, c->fd, &event);
-                    continue;
+                    broken = 1;
+                    if (got < 0 && !c->used_before && connect_failed(errno)) errors.connect++; else errors.read++;
                 }
-                c->used += got;
-                int status;
-                int length = response_complete(c->buffer, c->used, &status);
-                if (length > 0) {
-                    answered++;
-                    if (status > 0 && status < 600) statuses[status]++;
-                    memmove(c->buffer, c->buffer + length, c->used - length);
-                    c->used -= length;
-                    c->request = next++ % request_count;
-                    c->sent = 0;
-                    struct epoll_event event = {.events = EPOLLOUT, .data.u32 = events[e].data.u32};
-                    epoll_ctl(epoll, EPOLL_CTL_MOD, c->fd, &event);
-                }
+            }
+            if (broken) {
+                failed++;
+                epoll_ctl(epoll, EPOLL_CTL_DEL, c->fd, NULL);
+                close(c->fd);
+                c->fd = connect_nonblocking();
+                if (c->fd < 0) die("connect");
+                c->sent = 0, c->used = 0, c->used_before = 0, c->timed_out = 0, c->started = now();
+                struct epoll_event event = {.events = EPOLLOUT, .data.u32 = events[e].data.u32};
+                epoll_ctl(epoll, EPOLL_CTL_ADD, c->fd, &event);
+                continue;
+            }
+            if (got <= 0) continue;
+            c->used += got;
+            int status;
+            int length = response_complete(c->buffer, c->used, &status);
+            if (length > 0) {
+                answered++;
+                if (status > 0 && status < 600) statuses[status]++;
+                count_status(&errors, status);
+                memmove(c->buffer, c->buffer + length, c->used - length);
+                c->used -= length;
+                c->request = next++ % request_count;
+                c->sent = 0, c->timed_out = 0, c->started = now();
+                struct epoll_event event = {.events = EPOLLOUT, .data.u32 = events[e].data.u32};
+                epoll_ctl(epoll, EPOLL_CTL_MOD, c->fd, &event);
             }
         }
     }
@@ -217,6 +267,7 @@ static int run_rate(int connections, double seconds) {
     printf("seconds=%.3f\nanswered=%ld\nper_second=%.0f\nok_per_second=%.0f\nfailed=%ld\ngenerator_cpu=%.2f\n", elapsed, answered,
            answered / elapsed, statuses[200] / elapsed, failed, (cpu_seconds() - cpu0) / elapsed);
     for (int s = 0; s < 600; s++) if (statuses[s] && s != 200) printf("status_%d=%ld\n", s, statuses[s]);
+    print_errors(&errors);
     return 0;
 }
 
@@ -229,6 +280,7 @@ static int run_burst(double spread_ms) {
     double *latencies = malloc(count * sizeof(double));
     size_t done = 0, latency_count = 0, launched = 0;
     long statuses[600] = {0}, failed = 0;
+    Errors errors = {0};
     double cpu0 = cpu_seconds(), start = now(), spread = spread_ms / 1e3;
     struct epoll_event events[1024];
     while (done < count) {
@@ -238,7 +290,7 @@ static int run_burst(double spread_ms) {
             c->request = launched;
             c->started = start + spread * launched / count;
             c->fd = connect_nonblocking();
-            if (c->fd < 0) { failed++; done++; c->state = 2; launched++; continue; }
+            if (c->fd < 0) { failed++; errors.connect++; done++; c->state = 2; launched++; continue; }
             struct epoll_event event = {.events = EPOLLOUT, .data.u64 = launched};
             epoll_ctl(epoll, EPOLL_CTL_ADD, c->fd, &event);
             launched++;
@@ -248,27 +300,34 @@ static int run_burst(double spread_ms) {
             Connection *c = &all[events[e].data.u64];
             Request *r = &requests[c->request];
             if (c->state == 2) continue;
+            int finished = 0;
             if ((events[e].events & EPOLLOUT) && c->sent < r->length) {
                 ssize_t wrote = send(c->fd, r->data + c->sent, r->length - c->sent, MSG_NOSIGNAL);
                 if (wrote > 0) c->sent += wrote;
-                if (c->sent == r->length) {
+                if (wrote < 0 && errno != EAGAIN) {
+                    failed++, finished = 1;
+                    if (c->sent == 0 && connect_failed(errno)) errors.connect++; else errors.write++;
+                } else if (c->sent == r->length) {
                     struct epoll_event event = {.events = EPOLLIN, .data.u64 = events[e].data.u64};
                     epoll_ctl(epoll, EPOLL_CTL_MOD, c->fd, &event);
                 }
-                continue;
-            }
-            ssize_t got = recv(c->fd, c->buffer + c->used, sizeof c->buffer - c->used, 0);
-            int status;
-            if (got <= 0 && !(got < 0 && errno == EAGAIN)) {
-                failed++;
-            } else if (got > 0) {
-                c->used += got;
-                if (!response_complete(c->buffer, c->used, &status)) continue;
-                latencies[latency_count++] = now() - c->started;
-                if (status > 0 && status < 600) statuses[status]++;
             } else {
-                continue;
+                ssize_t got = recv(c->fd, c->buffer + c->used, sizeof c->buffer - c->used, 0);
+                int status;
+                if (got > 0) {
+                    c->used += got;
+                    if (response_complete(c->buffer, c->used, &status)) {
+                        latencies[latency_count++] = now() - c->started;
+                        if (status > 0 && status < 600) statuses[status]++;
+                        count_status(&errors, status);
+                        finished = 1;
+                    }
+                } else if (!(got < 0 && errno == EAGAIN)) {
+                    failed++, finished = 1;
+                    errors.read++;
+                }
             }
+            if (!finished) continue;
             epoll_ctl(epoll, EPOLL_CTL_DEL, c->fd, NULL);
             close(c->fd);
             c->state = 2;
@@ -276,10 +335,12 @@ static int run_burst(double spread_ms) {
         }
         if (now() - start > spread + 30) break;
     }
+    errors.timeout = (long)(count - done);
     printf("requests=%zu\nanswered=%zu\nfailed=%ld\nlast_answer_after_s=%.3f\ngenerator_cpu_s=%.2f\n", count, latency_count, failed,
            now() - start, cpu_seconds() - cpu0);
     for (int s = 0; s < 600; s++) if (statuses[s]) printf("status_%d=%ld\n", s, statuses[s]);
     percentiles("latency", latencies, latency_count);
+    print_errors(&errors);
     return 0;
 }
 
@@ -295,7 +356,8 @@ static int run_sse(const char *trigger_path, const char *fetch_path) {
     Connection *fetch = fetches ? calloc(count, sizeof(Connection)) : NULL;
     double *arrivals = malloc(count * sizeof(double));
     double *fetched = malloc(count * sizeof(double));
-    size_t ready_count = 0, arrived = 0, failed = 0, fetch_done = 0, fetch_ok = 0;
+    size_t ready_count = 0, arrived = 0, failed = 0, fetch_done = 0, fetch_ok = 0, fetch_started = 0;
+    Errors errors = {0};
     double opened = now();
     // Connect in batches so the listen backlog never overflows.
     for (size_t i = 0; i < count; i++) {
@@ -335,20 +397,28 @@ static int run_sse(const char *trigger_path, const char *fetch_path) {
                 if ((events[e].events & EPOLLOUT) && f->sent < q->length) {
                     ssize_t wrote = send(f->fd, q->data + f->sent, q->length - f->sent, MSG_NOSIGNAL);
                     if (wrote > 0) f->sent += wrote;
-                    if (f->sent == q->length) {
-                        struct epoll_event event = {.events = EPOLLIN, .data.u64 = events[e].data.u64};
-                        epoll_ctl(epoll, EPOLL_CTL_MOD, f->fd, &event);
+                    if (wrote < 0 && errno != EAGAIN) {
+                        if (f->sent == 0 && connect_failed(errno)) errors.connect++; else errors.write++;
+                    } else {
+                        if (f->sent == q->length) {
+                            struct epoll_event event = {.events = EPOLLIN, .data.u64 = events[e].data.u64};
+                            epoll_ctl(epoll, EPOLL_CTL_MOD, f->fd, &event);
+                        }
+                        continue;
                     }
-                    continue;
-                }
-                ssize_t got = recv(f->fd, f->buffer + f->used, sizeof f->buffer - f->used, 0);
-                int status = 0;
-                if (got < 0 && errno == EAGAIN) continue;
-                if (got > 0) {
-                    f->used += got;
-                    if (!response_complete(f->buffer, f->used, &status)) continue;
-                    fetched[fetch_ok++] = now() - triggered;
-                    if (status != 200) fprintf(stderr, "fetch answered %d\n", status);
+                } else {
+                    ssize_t got = recv(f->fd, f->buffer + f->used, sizeof f->buffer - f->used, 0);
+                    int status = 0;
+                    if (got < 0 && errno == EAGAIN) continue;
+                    if (got > 0) {
+                        f->used += got;
+                        if (!response_complete(f->buffer, f->used, &status)) continue;
+                        fetched[fetch_ok++] = now() - triggered;
+                        count_status(&errors, status);
+                        if (status != 200) fprintf(stderr, "fetch answered %d\n", status);
+                    } else {
+                        errors.read++;
+                    }
                 }
                 fetch_done++;
                 f->state = 2;
@@ -362,7 +432,12 @@ static int run_sse(const char *trigger_path, const char *fetch_path) {
             if ((events[e].events & EPOLLOUT) && c->sent < r->length) {
                 ssize_t wrote = send(c->fd, r->data + c->sent, r->length - c->sent, MSG_NOSIGNAL);
                 if (wrote > 0) c->sent += wrote;
-                if (c->sent == r->length) {
+                if (wrote < 0 && errno != EAGAIN) {
+                    if (c->sent == 0 && connect_failed(errno)) errors.connect++; else errors.write++;
+                    failed++;
+                    c->state = 2;
+                    epoll_ctl(epoll, EPOLL_CTL_DEL, c->fd, NULL);
+                } else if (c->sent == r->length) {
                     struct epoll_event event = {.events = EPOLLIN, .data.u64 = events[e].data.u64};
                     epoll_ctl(epoll, EPOLL_CTL_MOD, c->fd, &event);
                 }
@@ -373,11 +448,17 @@ static int run_sse(const char *trigger_path, const char *fetch_path) {
             ssize_t got = recv(c->fd, c->buffer + c->used, sizeof c->buffer - c->used - 1, 0);
             if (got <= 0) {
                 if (got < 0 && errno == EAGAIN) continue;
+                errors.read++;
                 failed++;
                 c->state = 2;
                 epoll_ctl(epoll, EPOLL_CTL_DEL, c->fd, NULL);
                 continue;
             }
+            // The stream's status, once: its head starts the first bytes that arrive.
+            if (!c->used_before && c->used == 0 && got > 12 && memcmp(c->buffer, "HTTP/1.", 7) == 0) {
+                count_status(&errors, atoi(c->buffer + 9));
+            }
+            c->used_before = 1;
             c->used += got;
             c->buffer[c->used] = 0;
             if (c->state == 0 && memmem(c->buffer, c->used, "event: manifest", 15)) {
@@ -389,8 +470,9 @@ static int run_sse(const char *trigger_path, const char *fetch_path) {
                 c->state = 2;
                 if (fetches) {
                     size_t i = events[e].data.u64;
+                    fetch_started++;
                     fetch[i].fd = connect_nonblocking();
-                    if (fetch[i].fd < 0) { fetch_done++; fetch[i].state = 2; continue; }
+                    if (fetch[i].fd < 0) { errors.connect++; fetch_done++; fetch[i].state = 2; continue; }
                     struct epoll_event event = {.events = EPOLLOUT, .data.u64 = count + i};
                     epoll_ctl(epoll, EPOLL_CTL_ADD, fetch[i].fd, &event);
                 }
@@ -403,6 +485,9 @@ static int run_sse(const char *trigger_path, const char *fetch_path) {
         printf("fetched=%zu\n", fetch_ok);
         percentiles("fetch", fetched, fetch_ok);
     }
+    // Streams that neither got the advance nor failed, fetches never finished: out of time.
+    errors.timeout = (long)(count - arrived - failed) + (long)(fetch_started - fetch_done);
+    print_errors(&errors);
     return 0;
 }
 

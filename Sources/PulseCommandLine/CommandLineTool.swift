@@ -71,7 +71,10 @@ public enum CommandLineTool {
             let (name, inline) = split(argument)
             guard let option = find(name, in: command) else {
                 let names = command.options.map { "--\($0.name)" } + ["--help"] + (command.subcommands.isEmpty ? [] : ["--version"])
-                throw UsageError("unknown option \(name)" + Suggestion.didYouMean(name, among: names, quoted: false))
+                // A single dash and more than one letter: perhaps a value that begins with '-' (a token), which is
+                // never echoed whole.
+                let shown = name.hasPrefix("--") || name.count <= 2 ? name : "\(name.prefix(3))… (a value that begins with '-' goes after '--')"
+                throw UsageError("unknown option \(shown)" + Suggestion.didYouMean(name, among: names, quoted: false))
             }
             if option.isFlag {
                 guard inline == nil else { throw UsageError("--\(option.name) takes no value") }

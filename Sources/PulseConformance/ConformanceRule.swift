@@ -28,6 +28,7 @@ public enum RuleCatalog {
         ConformanceRule("sign.canonical", "§2", "a signature over METHOD\\nPATH\\nQUERY\\nts\\nSHA256(body) is accepted; over another method, path, query, ts or body → the flat 404"),
         ConformanceRule("sign.p1363", "§2", "the signature is IEEE P1363 r‖s in base64url: DER, or padded standard base64 → the flat 404"),
         ConformanceRule("sign.window", "§2", "ts within ±300 s of the server's clock is accepted; 310 s off either way → 401 staleSignature"),
+        ConformanceRule("sign.ts-exact", "§2", "ts is signed as written: zero-padded (01…) or signed (+…) → the flat 404, whatever was signed; a ts of 20 digits → the flat 404, and the server answers on"),
         ConformanceRule("sign.stale-uniform", "§2", "the stale 401 is byte for byte the same for an enrolled, an unknown and a revoked device"),
         ConformanceRule("sign.flat-404", "§2", "no header, a malformed or doubled one, an unknown or revoked device, a bad signature → byte-identical 404s"),
         ConformanceRule("sign.rate-limit", "§2", "more than about 5 keys calls a second from one device → 429"),

@@ -76,6 +76,37 @@ extension ConformanceRun {
             }
         }
 
+        // The canonical string holds ts exactly as the header writes it, and the contract's ts is a Unix timestamp:
+        // one number, one text. A server that re-formats it accepts one signature under several header texts.
+        rule("sign.ts-exact") { evidence in
+            let device = try need(device, "a device")
+            let session = try need(session, "a session")
+            let target = "/api/sync/keys?session=\(session)"
+            let wireTarget = wire.prefix + target
+            let now = serverNow
+            let overNumber = Base64URL.encode(try device.signature("GET", wireTarget, at: now))
+            func signedAsWritten(_ text: String) throws -> String {
+                let parts = wireTarget.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+                let canonical = Array("GET\n\(parts[0])\n\(parts.count > 1 ? parts[1] : "")\n\(text)\n\(SHA256.hex([]))".utf8)
+                return Base64URL.encode(try device.key.signature(for: canonical))
+            }
+            let cases: [(String, String)] = [
+                ("ts=0\(now), signed over \(now)", "\(device.id);ts=0\(now);sig=\(overNumber)"),
+                ("ts=0\(now), signed over 0\(now) as written", "\(device.id);ts=0\(now);sig=\(try signedAsWritten("0\(now)"))"),
+                ("ts=+\(now), signed over \(now)", "\(device.id);ts=+\(now);sig=\(overNumber)"),
+                ("ts of 20 digits", "\(device.id);ts=99999999999999999999;sig=\(overNumber)"),
+                ("ts of 20 digits, unknown device", "00000000000000000000000000000000;ts=99999999999999999999;sig=AAAA"),
+            ]
+            for (what, header) in cases {
+                let response = try send("GET", target, headers: [("X-Pulse-Device", header)])
+                evidence.add("\(what) → \(response.summary)")
+                try expect(response.status == 404, "\(what): expected the flat 404, got \(response.status)")
+            }
+            let good = try send("GET", target, headers: [("X-Pulse-Device", "\(device.id);ts=\(now);sig=\(overNumber)")])
+            evidence.add("ts=\(now) with the same signature → \(good.summary)")
+            try expect(good.status == 200, "the canonical ts with its signature was refused (\(good.summary)); is the server still up?")
+        }
+
         rule("sign.stale-uniform") { evidence in
             let device = try need(device, "a device")
             let session = try need(session, "a session")

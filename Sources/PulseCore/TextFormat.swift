@@ -49,7 +49,7 @@ public struct TextScanner {
     public mutating func number(digits count: Int, atMost maximum: Int) -> Bool {
         let start = index
         guard digits(count) else { return false }
-        return bytes[start..<index].reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) } <= maximum
+        return BoundedDecimal.parse(bytes[start..<index], maximum: maximum) != nil
     }
 
     public static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }

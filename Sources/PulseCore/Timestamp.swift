@@ -18,14 +18,7 @@ public enum Timestamp {
         let bytes = Array(text.utf8)
         guard bytes.count == 20, bytes[4] == 0x2d, bytes[7] == 0x2d, bytes[10] == 0x54, bytes[13] == 0x3a,
               bytes[16] == 0x3a, bytes[19] == 0x5a else { return nil }
-        func number(_ range: Range<Int>) -> Int? {
-            var value = 0
-            for byte in bytes[range] {
-                guard byte >= 0x30 && byte <= 0x39 else { return nil }
-                value = value * 10 + Int(byte - 0x30)
-            }
-            return value
-        }
+        func number(_ range: Range<Int>) -> Int? { BoundedDecimal.parse(bytes[range]) }
         guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), let hour = number(11..<13),
               let minute = number(14..<16), let second = number(17..<19),
               (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 60 else { return nil }

@@ -7,7 +7,11 @@ import Synchronization
 ///   queue until a slot frees (15 s with idle connections). Instead it is given headroom and each new
 ///   connection is admitted here: at the limit, the connection that has waited longest for a request (idle
 ///   keep-alive, or trickling its headers) and for at least a second is closed to make room; when there is
-///   none, the newcomer gets a 503 and is closed at once.
+///   none, the newcomer is refused. So is a connection from an address that has `maxPerAddress` open already
+///   (libmicrohttpd's own per-address limit closes the connection without a word, which a client cannot tell
+///   from a crash). A refused connection's request is answered `503` with `Retry-After` and
+///   `Connection: close`; one that sends no request within `refusalTimeout` is closed, and when
+///   `maxWaitingRefusals` refused connections wait already, the newcomer gets the 503 at once, unasked.
 /// - **Request deadline.** libmicrohttpd's timeout restarts with every byte, so a client sending one header byte
 ///   a second keeps its slot forever. A request's line, headers and body must arrive within `headerTimeout`
 ///   of the connection opening, or of the end of its previous response plus the idle timeout.
@@ -16,24 +20,42 @@ import Synchronization
 /// Closing from here is `shutdown(2)` on the socket: libmicrohttpd then reads end-of-file and closes the
 /// connection on its own thread. The descriptor is used only under `lock`, and libmicrohttpd reports a
 /// connection closed (which takes `lock`) before it closes the descriptor, so it is never a reused number.
+/// Connection phases are stamped by the server threads without the lock, so one may be stamped after the
+/// moment a sweep or an admission took as "now": such a phase is zero seconds old, never 2^64 ns.
 final class ConnectionTracker: @unchecked Sendable {
     struct Limits {
         var maxConnections: Int
+        /// Admitted connections per client address at most (0: no limit).
+        var maxPerAddress: Int = 0
         var headerTimeout: UInt64
         var idleTimeout: UInt64
         var heartbeat: UInt64
         /// A waiting connection younger than this is never closed to make room.
         var minimumAge: UInt64 = 1_000_000_000
+        /// A refused connection whose request has not come within this is closed without an answer.
+        var refusalTimeout: UInt64 = 1_000_000_000
+        /// Refused connections waiting for their request at most (each holds one of libmicrohttpd's slots).
+        var maxWaitingRefusals: Int = 64
+        /// Seconds between two checks of deadlines and heartbeats.
+        var sweepInterval = 0.25
     }
 
-    /// How often deadlines and heartbeats are checked.
-    static let sweepInterval = 0.25
+    /// What becomes of a new connection.
+    enum Admission: Equatable {
+        case admitted
+        /// Its request will be answered 503 (`RequestContext.refusal` says why), then it is closed.
+        case refusedOnRequest
+        /// Too many refused connections wait already: the caller writes the 503 at once and closes.
+        case refusedAtOnce
+    }
 
     let limits: Limits
     private let lock = NSLock()
     // Guarded by `lock`.
     private var connections: [RequestContext] = []
     private var admitted = 0
+    private var perAddress: [HTTPClientAddress: Int] = [:]
+    private var waitingRefusals = 0
     private var streams: [ObjectIdentifier: HTTPEventStream] = [:]
     private var deferreds: [ObjectIdentifier: HTTPDeferredResponse] = [:]
     private var stopping = false
@@ -43,6 +65,7 @@ final class ConnectionTracker: @unchecked Sendable {
     let closedByDeadline = Atomic<Int>(0)
     let closedToMakeRoom = Atomic<Int>(0)
     let refused = Atomic<Int>(0)
+    let refusedForAddress = Atomic<Int>(0)
 
     init(limits: Limits) {
         self.limits = limits
@@ -56,22 +79,38 @@ final class ConnectionTracker: @unchecked Sendable {
 
     // MARK: Connections (libmicrohttpd threads)
 
-    /// A connection opened on socket `fd`. Returns false when it must be refused (the caller answers 503 and
-    /// closes it).
-    func opened(_ context: RequestContext, fd: Int32, now: UInt64) -> Bool {
+    /// A connection opened on socket `fd` (its `address` set): admitted, or refused (see `Admission`).
+    func opened(_ context: RequestContext, fd: Int32, now: UInt64) -> Admission {
         context.phase.store(ConnectionPhase.fresh(since: now), ordering: .relaxed)
         lock.lock()
         defer { lock.unlock() }
         context.fd = fd
         context.trackerIndex = connections.count
         connections.append(context)
+        let address = limits.maxPerAddress > 0 ? context.address : nil
+        if let address, perAddress[address, default: 0] >= limits.maxPerAddress {
+            return refuse(context, .addressLimit)
+        }
         if admitted >= limits.maxConnections && !makeRoom(now: now) {
-            context.refused = true
-            refused.add(1, ordering: .relaxed)
-            return false
+            return refuse(context, .connectionLimit)
         }
         admitted += 1
-        return true
+        if let address { perAddress[address, default: 0] += 1 }
+        return .admitted
+    }
+
+    /// Lock held.
+    private func refuse(_ context: RequestContext, _ refusal: ConnectionRefusal) -> Admission {
+        context.refusal = refusal
+        refused.add(1, ordering: .relaxed)
+        if refusal == .addressLimit { refusedForAddress.add(1, ordering: .relaxed) }
+        if waitingRefusals >= limits.maxWaitingRefusals {
+            context.closing = true
+            return .refusedAtOnce
+        }
+        context.waitsAsRefused = true
+        waitingRefusals += 1
+        return .refusedOnRequest
     }
 
     /// The connection is closing: forget it before libmicrohttpd closes its descriptor.
@@ -87,20 +126,28 @@ final class ConnectionTracker: @unchecked Sendable {
         }
         context.trackerIndex = -1
         context.fd = -1
-        if !context.refused { admitted -= 1 }
+        if context.waitsAsRefused {
+            context.waitsAsRefused = false
+            waitingRefusals -= 1
+        }
+        guard context.refusal == nil else { return }
+        admitted -= 1
+        if limits.maxPerAddress > 0, let address = context.address, let count = perAddress[address] {
+            perAddress[address] = count > 1 ? count - 1 : nil
+        }
     }
 
     /// Closes the connection that has waited longest for a request (at least `minimumAge`). Lock held.
     private func makeRoom(now: UInt64) -> Bool {
         var victim: RequestContext?
         var oldest = UInt64.max
-        for context in connections where context.fd >= 0 && !context.closing && !context.refused {
+        for context in connections where context.fd >= 0 && !context.closing && context.refusal == nil {
             let phase = context.phase.load(ordering: .relaxed)
             guard ConnectionPhase.isWaiting(phase) else { continue }
             let since = ConnectionPhase.since(phase)
             if since < oldest { oldest = since; victim = context }
         }
-        guard let victim, now &- oldest >= limits.minimumAge else { return false }
+        guard let victim, ConnectionPhase.age(since: oldest, now: now) >= limits.minimumAge else { return false }
         close(victim)
         closedToMakeRoom.add(1, ordering: .relaxed)
         return true
@@ -167,7 +214,7 @@ final class ConnectionTracker: @unchecked Sendable {
         let thread = Thread { [weak self] in
             while let tracker = self {
                 tracker.sweep(now: monotonicNanoseconds())
-                if tracker.sweepStop.wait(timeout: .now() + ConnectionTracker.sweepInterval) == .success { return }
+                if tracker.sweepStop.wait(timeout: .now() + tracker.limits.sweepInterval) == .success { return }
             }
         }
         thread.name = "http-sweeper"
@@ -183,17 +230,17 @@ final class ConnectionTracker: @unchecked Sendable {
     func sweep(now: UInt64) {
         var silent: [HTTPEventStream] = []
         lock.lock()
-        for context in connections where context.fd >= 0 && !context.closing && !context.refused {
+        for context in connections where context.fd >= 0 && !context.closing {
             let phase = context.phase.load(ordering: .relaxed)
             let allowed: UInt64
             switch ConnectionPhase.kind(phase) {
-            case ConnectionPhase.freshKind: allowed = limits.headerTimeout
+            case ConnectionPhase.freshKind: allowed = context.refusal == nil ? limits.headerTimeout : limits.refusalTimeout
             case ConnectionPhase.keepAliveKind: allowed = limits.idleTimeout + limits.headerTimeout
             default: continue
             }
-            if now &- ConnectionPhase.since(phase) > allowed {
+            if ConnectionPhase.age(since: ConnectionPhase.since(phase), now: now) > allowed {
                 close(context)
-                closedByDeadline.add(1, ordering: .relaxed)
+                if context.refusal == nil { closedByDeadline.add(1, ordering: .relaxed) }
             }
         }
         if limits.heartbeat > 0 { silent = Array(streams.values) }
@@ -219,4 +266,15 @@ enum ConnectionPhase {
     static func kind(_ phase: UInt64) -> UInt64 { phase & 3 }
     static func since(_ phase: UInt64) -> UInt64 { phase & ~3 }
     static func isWaiting(_ phase: UInt64) -> Bool { phase & 3 < busyKind }
+    /// Nanoseconds from `since` to `now`; 0 when a server thread stamped the phase after `now` was read (a plain
+    /// `now - since` would then be about 2^64 and close a connection that has just been answered).
+    static func age(since: UInt64, now: UInt64) -> UInt64 { now > since ? now - since : 0 }
+}
+
+/// Why a connection was refused (what its 503 says, and the access log note).
+enum ConnectionRefusal {
+    /// `maxConnections` open, none of them waiting long enough to be closed for the newcomer.
+    case connectionLimit
+    /// `maxConnectionsPerIP` open from the same address.
+    case addressLimit
 }

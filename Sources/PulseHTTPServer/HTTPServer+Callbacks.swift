@@ -4,7 +4,7 @@ import Foundation
 // libmicrohttpd's callbacks. `cls` is always the HTTPServer (unretained: it outlives its daemon).
 
 /// Called when a connection opens or closes: its reusable request context lives in between. Admission at the
-/// connection limit happens here (see `ConnectionTracker`).
+/// connection limits happens here (see `ConnectionTracker`).
 let connectionCallback: MHD_NotifyConnectionCallback = { cls, connection, socketContext, code in
     guard let cls, let socketContext else { return }
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
@@ -17,7 +17,7 @@ let connectionCallback: MHD_NotifyConnectionCallback = { cls, connection, socket
             fd = pulse_mhd_connection_fd(connection)
         }
         socketContext.pointee = Unmanaged.passRetained(context).toOpaque()
-        if !server.tracker.opened(context, fd: fd, now: monotonicNanoseconds()) {
+        if server.tracker.opened(context, fd: fd, now: monotonicNanoseconds()) == .refusedAtOnce {
             // libmicrohttpd has read nothing yet: answer and close; it sees end-of-file and cleans up.
             ServerResponses.write(ServerResponses.busy, to: fd)
             shutdown(fd, Int32(SHUT_RDWR))
@@ -36,19 +36,20 @@ let uriLogCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CCha
     let server = Unmanaged<HTTPServer>.fromOpaque(cls!).takeUnretainedValue()
     server.inFlight.add(1, ordering: .relaxed)
     let now = monotonicNanoseconds()
-    if let connection, let raw = pulse_mhd_socket_context(connection) {
-        let context = Unmanaged<RequestContext>.fromOpaque(raw).takeUnretainedValue()
-        if !context.inUse {
-            context.begin(target: uri, start: now)
-            // The request holds its own reference: safe whatever order libmicrohttpd reports close and completion in.
-            return Unmanaged.passRetained(context).toOpaque()
-        }
+    let connectionContext = connection.flatMap(pulse_mhd_socket_context).map {
+        Unmanaged<RequestContext>.fromOpaque($0).takeUnretainedValue()
+    }
+    if let connectionContext, !connectionContext.inUse {
+        connectionContext.begin(target: uri, start: now)
+        // The request holds its own reference: safe whatever order libmicrohttpd reports close and completion in.
+        return Unmanaged.passRetained(connectionContext).toOpaque()
     }
     let context = RequestContext()
     if let connection {
         context.address = HTTPClientAddress(pulse_mhd_client_address(connection))
         context.client = context.address?.text ?? [0x2d]
     }
+    context.refusal = connectionContext?.refusal
     context.begin(target: uri, start: now)
     return Unmanaged.passRetained(context).toOpaque()
 }
@@ -162,6 +163,7 @@ extension HTTPServer {
             return queue(connection, context, answer)
         }
         context.phase.store(ConnectionPhase.busy, ordering: .relaxed)
+        if let refusal = context.refusal { return queue(connection, context, errors.refused(refusal)) }
         if context.bodyOverrun > 0 { return queue(connection, context, HTTPResponse(errors.bodyTooLarge, note: "body-too-large")) }
         let request = HTTPRequest(
             method: context.method, target: context.target, headers: context.headers, client: context.address, body: context.body)

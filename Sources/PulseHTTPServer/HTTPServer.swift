@@ -7,7 +7,8 @@ import Synchronization
 ///
 /// Before a responder sees a request, the server checks its head (RFC 9112: see `RequestHead`) and answers
 /// 400 and closes on anything ambiguous; refuses bodies beyond `maxRequestBodyBytes` (413); bounds the time a
-/// request may take to arrive; and at the connection limit makes room or refuses at once (`ConnectionTracker`).
+/// request may take to arrive; and at the connection limits makes room or answers the newcomer's request 503
+/// (`ConnectionTracker`).
 /// Answers can be immediate, prepared once (`SharedResponse`), deferred to another thread
 /// (`HTTPDeferredResponse`) or open-ended streams (`HTTPEventStream`); the last two suspend the connection
 /// instead of holding a thread.
@@ -42,12 +43,20 @@ public final class HTTPServer: @unchecked Sendable {
         self.daemon = nil
         self.wantedHeaders = configuration.requestHeaders.map(WantedHeader.init)
         self.errors = ServerResponses()
+        // libmicrohttpd stops accepting at its own limit (new clients then wait in the kernel queue): give it
+        // headroom, and admit or refuse at `maxConnections` in the connection callback. Refused connections waiting
+        // for their request may take half of it.
+        let threads = max(1, configuration.threads)
+        let headroom = max(64 * threads, configuration.maxConnections / 8)
         let second: UInt64 = 1_000_000_000
         self.tracker = ConnectionTracker(limits: .init(
             maxConnections: max(1, configuration.maxConnections),
+            maxPerAddress: max(0, configuration.maxConnectionsPerIP),
             headerTimeout: UInt64(max(1, configuration.headerTimeoutSeconds)) * second,
             idleTimeout: UInt64(max(1, configuration.idleTimeoutSeconds)) * second,
-            heartbeat: UInt64(max(0, configuration.streamHeartbeatSeconds)) * second))
+            heartbeat: UInt64(max(0, configuration.streamHeartbeatSeconds)) * second,
+            maxWaitingRefusals: headroom / 2,
+            sweepInterval: configuration.sweepInterval))
 
         let pollFlags: UInt32 = MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_USE_INTERNAL_POLLING_THREAD.rawValue
         let flags: UInt32 = pollFlags | MHD_USE_ITC.rawValue | MHD_USE_TURBO.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
@@ -57,14 +66,11 @@ public final class HTTPServer: @unchecked Sendable {
         let completed = OpaquePointer(unsafeBitCast(completedCallback, to: UnsafeRawPointer.self))
         let connections = OpaquePointer(unsafeBitCast(connectionCallback, to: UnsafeRawPointer.self))
         let cls = OpaquePointer(me)
-        // libmicrohttpd stops accepting at its own limit (new clients then wait in the kernel queue): give it
-        // headroom, and admit or refuse at `maxConnections` in the connection callback.
-        let threads = max(1, configuration.threads)
-        let headroom = max(64 * threads, configuration.maxConnections / 8)
+        // No PER_IP_CONNECTION_LIMIT: libmicrohttpd closes a connection over it right after accepting, without a
+        // word; the tracker answers its request 503 instead.
         var arguments: [any CVarArg] = [
             option(.LISTEN_SOCKET), CInt(socket.descriptor),
             option(.CONNECTION_LIMIT), CUnsignedInt(max(1, configuration.maxConnections) + headroom),
-            option(.PER_IP_CONNECTION_LIMIT), CUnsignedInt(configuration.maxConnectionsPerIP),
             option(.CONNECTION_TIMEOUT), CUnsignedInt(configuration.idleTimeoutSeconds),
             option(.CONNECTION_MEMORY_LIMIT), Int(configuration.connectionMemoryBytes),
             option(.URI_LOG_CALLBACK), uriLog, cls,
@@ -98,10 +104,11 @@ public final class HTTPServer: @unchecked Sendable {
     public var openStreams: Int { tracker.openStreams }
 
     /// Connections closed so far because their request did not arrive within `headerTimeoutSeconds`, closed to
-    /// make room at `maxConnections`, and refused at the limit (for metrics and logs).
-    public var connectionsCut: (byDeadline: Int, toMakeRoom: Int, refused: Int) {
+    /// make room at `maxConnections`, refused at either limit (their request answered 503), and of those, refused
+    /// at `maxConnectionsPerIP` (for metrics and logs).
+    public var connectionsCut: (byDeadline: Int, toMakeRoom: Int, refused: Int, refusedForAddress: Int) {
         (tracker.closedByDeadline.load(ordering: .relaxed), tracker.closedToMakeRoom.load(ordering: .relaxed),
-         tracker.refused.load(ordering: .relaxed))
+         tracker.refused.load(ordering: .relaxed), tracker.refusedForAddress.load(ordering: .relaxed))
     }
 
     /// Graceful stop: no new connections; event streams end cleanly (what was sent, then the end of the

@@ -12,11 +12,15 @@ extension HTTPServer {
         /// with `HTTPDeferredResponse`.
         public var threads: Int = max(1, ProcessInfo.processInfo.activeProcessorCount)
         /// Open connections at most (event streams included). At the limit, a new connection closes the one
-        /// that has waited longest (at least a second) for a request, or else gets a 503 and is closed at once.
+        /// that has waited longest (at least a second) for a request, or else is refused: its request is answered
+        /// `503` with `Retry-After: 1` and `Connection: close` (one that sends none within a second is closed; when
+        /// half the headroom libmicrohttpd is given, `max(64 × threads, maxConnections / 8)` connections, waits like
+        /// that already, the 503 is written at once, before the request).
         /// Each connection costs `connectionMemoryBytes` plus about 1 KB, and a descriptor (the soft
         /// RLIMIT_NOFILE is raised to the hard limit at start).
         public var maxConnections: Int = 1024
-        /// Open connections per client IP at most (0: no limit); more are closed at once. Behind a CDN all
+        /// Open connections per client IP at most (0: no limit); a connection beyond it is refused as at
+        /// `maxConnections` (its request answered `503`, `Retry-After: 1`, `Connection: close`). Behind a CDN all
         /// traffic comes from a few addresses, so raise it there.
         public var maxConnectionsPerIP: Int = 64
         /// Seconds a connection may stay silent (idle keep-alive, or a client reading or sending too slowly)
@@ -44,6 +48,8 @@ extension HTTPServer {
         /// Request headers collected for the responder (lowercase names), every line of each; others are only
         /// checked, not copied.
         public var requestHeaders: [String] = []
+        /// Seconds between two checks of the request deadlines and stream heartbeats (tests run it faster).
+        var sweepInterval = 0.25
 
         public init() {}
     }

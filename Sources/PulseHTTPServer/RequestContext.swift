@@ -15,7 +15,11 @@ final class RequestContext {
     // Guarded by the tracker's lock.
     var fd: Int32 = -1
     var trackerIndex = -1
-    var refused = false
+    /// Set when the connection was refused at the connection limits: its request gets a 503 (also read on the
+    /// connection's thread, which set it).
+    var refusal: ConnectionRefusal?
+    /// Refused and waiting for its request (counted against `maxWaitingRefusals`).
+    var waitsAsRefused = false
     var closing = false
 
     // The current request; touched only on the connection's thread.

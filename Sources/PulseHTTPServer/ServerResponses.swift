@@ -7,21 +7,32 @@ final class ServerResponses: Sendable {
     let badRequest = ServerResponses.closing(400, "bad request\n")
     let bodyTooLarge = ServerResponses.closing(413, "request body too large\n")
     let unavailable = ServerResponses.closing(503, "service unavailable\n")
+    /// The request of a connection refused at `maxConnections`, and at `maxConnectionsPerIP`.
+    let connectionLimit = ServerResponses.closing(503, "too many connections\n", [HTTPHeader("Retry-After", "1")])
+    let addressLimit = ServerResponses.closing(
+        503, "too many connections from this address\n", [HTTPHeader("Retry-After", "1")])
 
-    private static func closing(_ status: Int, _ text: String) -> SharedResponse {
+    private static func closing(_ status: Int, _ text: String, _ extra: [HTTPHeader] = []) -> SharedResponse {
         SharedResponse(HTTPResponse(
             status: status,
             headers: [
                 HTTPHeader("Content-Type", "text/plain; charset=utf-8"),
                 HTTPHeader("Cache-Control", "no-store"),
-                HTTPHeader("Connection", "close"),
-            ],
+            ] + extra + [HTTPHeader("Connection", "close")],
             body: .bytes(Array(text.utf8))))
     }
 
+    /// The answer to a request on a connection refused for `refusal`, with its access log note.
+    func refused(_ refusal: ConnectionRefusal) -> HTTPResponse {
+        switch refusal {
+        case .connectionLimit: HTTPResponse(connectionLimit, note: "connection-limit")
+        case .addressLimit: HTTPResponse(addressLimit, note: "address-limit")
+        }
+    }
+
     /// A whole response as bytes, written straight to the socket when libmicrohttpd cannot build one: at the
-    /// connection limit (before it read anything), or when the request's head left no room in the connection's
-    /// memory for the response headers.
+    /// connection limits with too many refused connections waiting already (before it read anything), or when
+    /// the request's head left no room in the connection's memory for the response headers.
     static func raw(_ status: Int, _ reason: String, _ text: String, extra: String = "") -> [UInt8] {
         Array(("HTTP/1.1 \(status) \(reason)\r\nContent-Type: text/plain; charset=utf-8\r\nCache-Control: no-store\r\n"
             + extra + "Connection: close\r\nContent-Length: \(text.utf8.count)\r\n\r\n" + text).utf8)

@@ -1,3 +1,5 @@
+import PulseCore
+
 /// If-None-Match, If-Range and Range, evaluated on raw header bytes (no `String` work on the hot path).
 enum ConditionalHeaders {
     private static let quote: UInt8 = 0x22, comma: UInt8 = 0x2c, space: UInt8 = 0x20, tab: UInt8 = 0x09
@@ -75,14 +77,6 @@ enum ConditionalHeaders {
         return .part(first: first, last: last)
     }
 
-    /// Decimal digits only, at most 18 of them (no overflow); nil otherwise.
-    private static func number(_ digits: ArraySlice<UInt8>) -> Int? {
-        guard !digits.isEmpty, digits.count <= 18 else { return nil }
-        var value = 0
-        for byte in digits {
-            guard byte >= 0x30, byte <= 0x39 else { return nil }
-            value = value * 10 + Int(byte - 0x30)
-        }
-        return value
-    }
+    /// Decimal digits only, at most 18 of them (no overflow); nil otherwise. RFC 9110 allows leading zeros here.
+    private static func number(_ digits: ArraySlice<UInt8>) -> Int? { BoundedDecimal.parse(digits) }
 }

@@ -38,17 +38,14 @@ enum AdminCommand {
 
     static func printMinted(_ minted: Administration.Minted, _ arguments: Arguments, console: Console) {
         if arguments.flag("json") {
-            var fields: [String: JSONValue] = ["kind": .string(minted.kind.rawValue), "id": .string(minted.listingId), "secret": .string(minted.text)]
-            if let scope = minted.scope { fields["scope"] = ["kind": .string(scope.kind), "id": .string(scope.id)] }
-            if let max = minted.maxDevices { fields["maxDevices"] = .int(max) }
-            if let expires = minted.expiresAt { fields["expiresAt"] = .string(TimeText.iso(expires)) }
-            console.out(json: .object(fields))
+            console.out(json: StaffAPI.minted(minted))
         } else {
             console.out(minted.text)
         }
         var note = "\(minted.kind.rawValue) \(minted.listingId)"
         if let scope = minted.scope { note += " for \(scope)" }
         if let max = minted.maxDevices { note += ", up to \(max) devices" }
+        if let limits = limitsText(minted.limits) { note += ", " + limits }
         note += minted.expiresAt.map { ", expires \(TimeText.iso($0))" } ?? ", no expiry"
         console.err(note + "; shown once, stored hashed")
     }
@@ -80,12 +77,19 @@ enum AdminCommand {
             name: "create", abstract: "Mint a durable registration token (prints it) for a series.",
             options: [
                 ServerCommand.dataOption, ServerCommand.databaseOption, .value("series", "<id>", help: "The series (required)."),
-                .value("max-devices", "<n>", help: "Devices at most (default: no cap)."), expiresOption, ServerCommand.jsonOption,
+                .value("max-devices", "<n>", help: "Devices at most (default: no cap)."),
+                .value("enroll-rate", "<per-second>", help: "Its own enrollments per second, all addresses together (default: serve's --token-enroll-rate)."),
+                .value("enroll-burst", "<n>", help: "Its own enrollment burst (default: serve's --token-enroll-burst)."),
+                .value("max-streams", "<n>", help: "Event streams its devices may hold open at once, per instance (default: serve's --token-max-streams)."),
+                expiresOption, ServerCommand.jsonOption,
             ],
             run: { arguments in
                 guard let series = arguments.value("series") else { throw UsageError("missing --series <id>") }
+                let limits = TokenLimits(
+                    enrollRate: try arguments.int("enroll-rate", in: 1...1_000_000), enrollBurst: try arguments.int("enroll-burst", in: 1...1_000_000),
+                    maxStreams: try arguments.int("max-streams", in: 0...1_000_000))
                 let minted = try administration(arguments, console).createRegistrationToken(
-                    series: series, maxDevices: try arguments.int("max-devices", in: 1...10_000_000), lifetime: try lifetime(arguments))
+                    series: series, maxDevices: try arguments.int("max-devices", in: 1...10_000_000), limits: limits, lifetime: try lifetime(arguments))
                 printMinted(minted, arguments, console: console)
                 return ExitCode.success
             })
@@ -104,22 +108,40 @@ enum AdminCommand {
     static func tokenRevoke(_ console: Console) -> Command {
         Command(
             name: "revoke", abstract: "Revoke a device code or token, given by its text or by the id 'token list' shows.",
-            options: [ServerCommand.dataOption, ServerCommand.databaseOption],
-            positionals: [Positional("token", help: "The code or token, or its 12-digit id.")],
+            discussion: """
+                A token may begin with '-': give it after '--' or as --token=<token>. With --with-devices every device the \
+                token enrolled is revoked too, in the same transaction (a leaked attendee link: its devices are cut at once, \
+                their event streams closed); it also works on a token revoked before.
+                """,
+            examples: ["pulse-server admin token revoke --data /var/lib/pulse 3f0c9a1b2d4e", "pulse-server admin token revoke --data /var/lib/pulse --with-devices -- -Xy…"],
+            options: [
+                ServerCommand.dataOption, ServerCommand.databaseOption,
+                .value("token", "<token>", help: "The code or token, or its 12-digit id (instead of the positional: for a token that begins with '-')."),
+                .flag("with-devices", help: "Revoke every device it enrolled as well."),
+            ],
+            positionals: [Positional("token", help: "The code or token, or its 12-digit id.", optional: true)],
             run: { arguments in
-                try administration(arguments, console).revokeToken(try arguments.required("token"))
-                console.err("revoked")
+                let given = [arguments.value("token"), arguments.positional("token")].compactMap { $0 }
+                guard given.count == 1 else {
+                    throw UsageError(given.isEmpty ? "missing <token> (or --token <token>)" : "give the token once: as <token> or as --token")
+                }
+                let revocation = try administration(arguments, console).revokeToken(given[0], withDevices: arguments.flag("with-devices"))
+                var note = revocation.credential ? "revoked" : "already revoked"
+                if arguments.flag("with-devices") { note += "; \(revocation.devices) device\(revocation.devices == 1 ? "" : "s") it enrolled revoked" }
+                console.err(note)
                 return ExitCode.success
             })
     }
 
     static func tokenList(_ console: Console) -> Command {
         Command(
-            name: "list", abstract: "List device codes and tokens (ids only, never the secrets), newest first.",
+            name: "list", abstract: "List device codes and tokens (ids only, never the secrets), newest first, with how many devices each enrolled in the last minute.",
             options: [ServerCommand.dataOption, ServerCommand.databaseOption, ServerCommand.jsonOption],
             run: { arguments in
-                let records = try ServerCommand.storage(arguments, console).credentials()
-                console.list(records, asJSON: arguments.flag("json"), json: json, line: line)
+                let storage = try ServerCommand.storage(arguments, console)
+                let records = try storage.credentials()
+                let recent = try storage.recentEnrollments(since: TimeText.now() - 60)
+                console.list(records, asJSON: arguments.flag("json"), json: { json($0, recent: recent[$0.id] ?? 0) }, line: { line($0, recent: recent[$0.id] ?? 0) })
                 return ExitCode.success
             })
     }
@@ -132,21 +154,35 @@ enum AdminCommand {
         return "active"
     }
 
-    static func line(_ record: CredentialRecord) -> String {
+    /// `recent`: devices it enrolled in the last minute (a leaked link shows as a spike).
+    static func line(_ record: CredentialRecord, recent: Int = 0) -> String {
         var parts = [record.id, record.kind.rawValue, record.scope.map(\.description) ?? "-", status(record)]
-        parts.append("devices \(record.devicesEnrolled)" + (record.maxDevices.map { "/\($0)" } ?? ""))
+        parts.append("devices \(record.devicesEnrolled)" + (record.maxDevices.map { "/\($0)" } ?? "") + (record.kind == .staffToken ? "" : " (\(recent) in the last minute)"))
+        if let limits = limitsText(record.limits) { parts.append(limits) }
         parts.append("created \(TimeText.iso(record.createdAt))")
         if let expires = record.expiresAt { parts.append("expires \(TimeText.iso(expires))") }
         return parts.joined(separator: "  ")
     }
 
-    static func json(_ record: CredentialRecord) -> JSONValue {
+    /// A registration token's own limits, when it has any: `enroll 5/s burst 50, streams ≤ 200`.
+    static func limitsText(_ limits: TokenLimits) -> String? {
+        var parts: [String] = []
+        if limits.enrollRate != nil || limits.enrollBurst != nil {
+            parts.append("enroll " + [limits.enrollRate.map { "\($0)/s" }, limits.enrollBurst.map { "burst \($0)" }].compactMap { $0 }.joined(separator: " "))
+        }
+        if let streams = limits.maxStreams { parts.append("streams ≤ \(streams)") }
+        return parts.isEmpty ? nil : parts.joined(separator: ", ")
+    }
+
+    static func json(_ record: CredentialRecord, recent: Int = 0) -> JSONValue {
         var fields: [String: JSONValue] = [
             "id": .string(record.id), "kind": .string(record.kind.rawValue), "status": .string(status(record)),
             "devicesEnrolled": .int(record.devicesEnrolled), "createdAt": .string(TimeText.iso(record.createdAt)),
         ]
+        if record.kind != .staffToken { fields["enrolledLastMinute"] = .int(recent) }
         if let scope = record.scope { fields["scope"] = ["kind": .string(scope.kind), "id": .string(scope.id)] }
         if let max = record.maxDevices { fields["maxDevices"] = .int(max) }
+        StaffAPI.add(record.limits, to: &fields)
         if let at = record.expiresAt { fields["expiresAt"] = .string(TimeText.iso(at)) }
         if let at = record.usedAt { fields["usedAt"] = .string(TimeText.iso(at)) }
         if let at = record.revokedAt { fields["revokedAt"] = .string(TimeText.iso(at)) }
@@ -161,7 +197,7 @@ enum AdminCommand {
                 let devices = try ServerCommand.storage(arguments, console).devices()
                 console.list(devices, asJSON: arguments.flag("json"), json: json) { device in
                     [
-                        device.id, device.platform, "\"\(device.name)\"", device.scope.description, device.isRevoked ? "revoked" : "active",
+                        device.id, device.platform, "\"\(DeviceText.escaped(device.name))\"", device.scope.description, device.isRevoked ? "revoked" : "active",
                         "enrolled \(TimeText.iso(device.enrolledAt))", "via \(device.credentialId)",
                     ].joined(separator: "  ")
                 }

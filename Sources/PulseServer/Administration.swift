@@ -21,6 +21,7 @@ public struct Administration: Sendable {
         public var kind: CredentialKind
         public var scope: DeviceScope?
         public var maxDevices: Int?
+        public var limits: TokenLimits = .defaults
         public var expiresAt: Int64?
     }
 
@@ -30,11 +31,16 @@ public struct Administration: Sendable {
         return try mint(CredentialSecret.newDeviceCode(), kind: .deviceCode, scope: scope, lifetime: lifetime)
     }
 
-    /// A durable registration token for a series, optionally capped in devices.
-    public func createRegistrationToken(series: String, maxDevices: Int?, lifetime: Int64? = nil) throws -> Minted {
+    /// A durable registration token for a series, optionally capped in devices, with its own enrollment rate and
+    /// stream cap (nil fields: the server's defaults).
+    public func createRegistrationToken(series: String, maxDevices: Int?, limits: TokenLimits = .defaults, lifetime: Int64? = nil) throws -> Minted {
         try checkExists(.series(series))
         if let maxDevices, maxDevices < 1 { throw ServerError.badInput("--max-devices must be 1 or more, got \(maxDevices)") }
-        return try mint(CredentialSecret.newToken(), kind: .registrationToken, scope: .series(series), maxDevices: maxDevices, lifetime: lifetime)
+        if let rate = limits.enrollRate, rate < 1 { throw ServerError.badInput("--enroll-rate must be 1 or more, got \(rate)") }
+        if let burst = limits.enrollBurst, burst < 1 { throw ServerError.badInput("--enroll-burst must be 1 or more, got \(burst)") }
+        if let streams = limits.maxStreams, streams < 0 { throw ServerError.badInput("--max-streams must be 0 or more, got \(streams)") }
+        return try mint(
+            CredentialSecret.newToken(), kind: .registrationToken, scope: .series(series), maxDevices: maxDevices, limits: limits, lifetime: lifetime)
     }
 
     /// A bearer token for `/api/staff/…`.
@@ -42,31 +48,41 @@ public struct Administration: Sendable {
         try mint(CredentialSecret.newToken(), kind: .staffToken, scope: nil, lifetime: lifetime)
     }
 
-    private func mint(_ text: String, kind: CredentialKind, scope: DeviceScope?, maxDevices: Int? = nil, lifetime: Int64?) throws -> Minted {
+    private func mint(
+        _ text: String, kind: CredentialKind, scope: DeviceScope?, maxDevices: Int? = nil, limits: TokenLimits = .defaults, lifetime: Int64?
+    ) throws -> Minted {
         if let lifetime, lifetime <= 0 { throw ServerError.badInput("the lifetime must be positive") }
         let now = clock()
-        let hash = CredentialSecret.hash(text)!
+        guard let hash = CredentialSecret.hash(text) else { throw ServerError(.storage, "a minted \(kind.rawValue) has no hash") }
         let expiresAt = lifetime.map { now + $0 }
-        try storage.addCredential(NewCredential(hash: hash, kind: kind, scope: scope, maxDevices: maxDevices, createdAt: now, expiresAt: expiresAt))
+        try storage.addCredential(NewCredential(
+            hash: hash, kind: kind, scope: scope, maxDevices: maxDevices, limits: limits, createdAt: now, expiresAt: expiresAt))
         return Minted(
-            text: text, listingId: CredentialSecret.listingId(hash: hash), kind: kind, scope: scope, maxDevices: maxDevices, expiresAt: expiresAt)
+            text: text, listingId: CredentialSecret.listingId(hash: hash), kind: kind, scope: scope, maxDevices: maxDevices, limits: limits,
+            expiresAt: expiresAt)
     }
 
-    /// Revokes a credential given by its text, or by the 12-digit id `token list` shows.
-    public func revokeToken(_ textOrId: String) throws {
+    /// Revokes a credential given by its text, or by the 12-digit id `token list` shows, and with
+    /// `withDevices` every device it enrolled (in one transaction: a leaked link's devices are cut at once;
+    /// the token may already be revoked).
+    @discardableResult
+    public func revokeToken(_ textOrId: String, withDevices: Bool = false) throws -> Revocation {
         let now = clock()
-        let revoked: Bool
+        let revocation: Revocation?
         if textOrId.utf8.count == 12, textOrId.utf8.allSatisfy({ PackageReader.isLowerHex($0) }),
            try storage.credentials().contains(where: { $0.id == textOrId })
         {
-            revoked = try storage.revokeCredential(listingId: textOrId, at: now)
+            revocation = try storage.revokeCredential(listingId: textOrId, at: now, withDevices: withDevices)
         } else if let hash = CredentialSecret.hash(textOrId) {
-            revoked = try storage.revokeCredential(hash: hash, at: now)
+            revocation = try storage.revokeCredential(hash: hash, at: now, withDevices: withDevices)
         } else {
             throw ServerError.badInput("not a device code, token or token id")
         }
         // Never echo the text: it may be a live token typed by mistake into the wrong place.
-        guard revoked else { throw ServerError.notFound("no such token, or it was already revoked") }
+        guard let revocation else {
+            throw ServerError.notFound(withDevices ? "no such token, or it and its devices were already revoked" : "no such token, or it was already revoked")
+        }
+        return revocation
     }
 
     public func revokeDevice(id: String) throws {

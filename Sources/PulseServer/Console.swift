@@ -37,12 +37,12 @@ public struct Console: Sendable {
         err: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) })
 }
 
-/// Times as operators read them: UTC, ISO 8601, seconds.
+/// Times as operators read them: UTC, ISO 8601, seconds (`2026-12-01T14:00:00Z`).
 enum TimeText {
+    /// Written by hand (`Timestamp`), not by an `ISO8601DateFormatter` made per call: the report and the live
+    /// view write two a row, and making a formatter cost about 0.1 ms each (a report of 300 devices took 60 ms).
     static func iso(_ seconds: Int64) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+        Timestamp.string(Date(timeIntervalSince1970: TimeInterval(seconds)))
     }
 
     static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }

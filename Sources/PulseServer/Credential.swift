@@ -9,6 +9,25 @@ public enum CredentialKind: String, CaseIterable, Sendable {
     case staffToken = "staff-token"
 }
 
+/// A registration token's own limits (issue 17: a durable attendee link must not be an amplifier). Each nil
+/// is the server's default (`serve --token-enroll-rate`, `--token-enroll-burst`, `--token-max-streams`).
+public struct TokenLimits: Equatable, Hashable, Sendable {
+    /// Enrollments a second with this token, from every address together.
+    public var enrollRate: Int?
+    /// Enrollments at once (the door rush) before the rate applies.
+    public var enrollBurst: Int?
+    /// Event streams open at once, per server instance, by all the devices this token enrolled.
+    public var maxStreams: Int?
+
+    public init(enrollRate: Int? = nil, enrollBurst: Int? = nil, maxStreams: Int? = nil) {
+        self.enrollRate = enrollRate
+        self.enrollBurst = enrollBurst
+        self.maxStreams = maxStreams
+    }
+
+    public static let defaults = TokenLimits()
+}
+
 /// A credential to store: its hash and what it grants.
 public struct NewCredential: Sendable {
     public var hash: [UInt8]
@@ -17,16 +36,56 @@ public struct NewCredential: Sendable {
     public var scope: DeviceScope?
     /// Registration tokens: devices at most (nil: no cap).
     public var maxDevices: Int?
+    /// Registration tokens: their own enrollment rate and stream cap.
+    public var limits: TokenLimits
     public var createdAt: Int64
     public var expiresAt: Int64?
 
-    public init(hash: [UInt8], kind: CredentialKind, scope: DeviceScope?, maxDevices: Int? = nil, createdAt: Int64, expiresAt: Int64? = nil) {
+    public init(
+        hash: [UInt8], kind: CredentialKind, scope: DeviceScope?, maxDevices: Int? = nil, limits: TokenLimits = .defaults, createdAt: Int64,
+        expiresAt: Int64? = nil
+    ) {
         self.hash = hash
         self.kind = kind
         self.scope = scope
         self.maxDevices = maxDevices
+        self.limits = limits
         self.createdAt = createdAt
         self.expiresAt = expiresAt
+    }
+}
+
+/// A registration token as the enroll route and the event streams check it: by its hash (what an
+/// enrollment presents) or its listing id (what a device record names), with its limits.
+public struct RegistrationToken: Equatable, Sendable {
+    public var hash: [UInt8]
+    public var listingId: String
+    public var limits: TokenLimits
+
+    public init(hash: [UInt8], listingId: String, limits: TokenLimits) {
+        self.hash = hash
+        self.listingId = listingId
+        self.limits = limits
+    }
+}
+
+/// What a revocation did: whether the credential was active until now, and how many of the devices it
+/// enrolled were revoked with it (`--with-devices`).
+public struct Revocation: Equatable, Sendable {
+    public var credential: Bool
+    public var devices: Int
+
+    public init(credential: Bool, devices: Int) {
+        self.credential = credential
+        self.devices = devices
+    }
+
+    /// What caches must drop after it.
+    var changed: StorageGeneration.Kinds {
+        var kinds: StorageGeneration.Kinds = []
+        if credential { kinds.insert(.credentials) }
+        if devices > 0 { kinds.insert(.devices) }
+        return kinds
     }
 }
 
@@ -38,6 +97,8 @@ public struct CredentialRecord: Equatable, Sendable {
     public var scope: DeviceScope?
     public var maxDevices: Int?
     public var devicesEnrolled: Int
+    /// Registration tokens: their own limits (nil fields: the server's defaults).
+    public var limits: TokenLimits
     public var createdAt: Int64
     public var expiresAt: Int64?
     /// When a device code was consumed.
@@ -45,7 +106,7 @@ public struct CredentialRecord: Equatable, Sendable {
     public var revokedAt: Int64?
 
     public init(
-        id: String, kind: CredentialKind, scope: DeviceScope?, maxDevices: Int?, devicesEnrolled: Int,
+        id: String, kind: CredentialKind, scope: DeviceScope?, maxDevices: Int?, devicesEnrolled: Int, limits: TokenLimits = .defaults,
         createdAt: Int64, expiresAt: Int64?, usedAt: Int64?, revokedAt: Int64?
     ) {
         self.id = id
@@ -53,6 +114,7 @@ public struct CredentialRecord: Equatable, Sendable {
         self.scope = scope
         self.maxDevices = maxDevices
         self.devicesEnrolled = devicesEnrolled
+        self.limits = limits
         self.createdAt = createdAt
         self.expiresAt = expiresAt
         self.usedAt = usedAt

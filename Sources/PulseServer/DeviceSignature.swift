@@ -1,3 +1,4 @@
+import PulseCore
 import PulseCrypto
 
 /// The `X-Pulse-Device` header of the contract: `{deviceId};ts={unixSeconds};sig={base64url}`, and the
@@ -12,39 +13,47 @@ import PulseCrypto
 public struct DeviceSignature: Sendable, Equatable {
     public var deviceId: String
     public var timestamp: Int64
+    /// The timestamp as the header wrote it: what the canonical string holds (a canonical decimal, so
+    /// one signature is valid for one header text only).
+    public var timestampText: [UInt8]
     public var signature: [UInt8]
 
     public init(deviceId: String, timestamp: Int64, signature: [UInt8]) {
         self.deviceId = deviceId
         self.timestamp = timestamp
+        self.timestampText = Array(String(timestamp).utf8)
         self.signature = signature
     }
 
+    /// The most digits of `ts`: Unix seconds until the year 33658.
+    public static let maxTimestampDigits = 12
+
     /// Parses the header's value. Strict: the three parts in this order, a device id of 32 lowercase hex
-    /// digits, 1 to 12 decimal digits of timestamp, a non-empty base64url signature of at most 128
-    /// characters (any decoded length: a wrong one simply does not verify). Nil for anything else.
+    /// digits, `ts` a canonical decimal (1 to 12 digits, no sign, no leading zero: `0` itself is the only
+    /// number that starts with one), a non-empty base64url signature of at most 128 characters (any
+    /// decoded length: a wrong one simply does not verify). Nil for anything else: the flat 404.
     public static func parse(_ bytes: [UInt8]) -> DeviceSignature? {
-        // Runs on every device-scoped request: one pass over the bytes, nothing generic.
-        guard bytes.count <= 32 + 4 + 12 + 5 + 128, bytes.count > 32 + 4 + 5 else { return nil }
+        // Runs on every device-scoped request: one pass over the bytes, nothing generic but the bounded number.
+        guard bytes.count <= 32 + 4 + maxTimestampDigits + 5 + 128, bytes.count > 32 + 4 + 5 else { return nil }
         for index in 0..<32 {
             let byte = bytes[index]
             guard (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66) else { return nil }
         }
         guard bytes[32] == 0x3b, bytes[33] == 0x74, bytes[34] == 0x73, bytes[35] == 0x3d else { return nil }  // ";ts="
+        // The digits end at the next ';' (looked for no further than one past the longest allowed).
         var index = 36
-        var timestamp: Int64 = 0
-        while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 {
-            timestamp = timestamp * 10 + Int64(bytes[index] - 0x30)
-            index += 1
-        }
-        let digits = index - 36
-        guard digits >= 1, digits <= 12, bytes.count - index > 5 else { return nil }
+        while index < bytes.count, index <= 36 + maxTimestampDigits, bytes[index] != 0x3b { index += 1 }
+        guard index < bytes.count, bytes.count - index > 5,
+              let timestamp = BoundedDecimal.parse(bytes[36..<index], maxDigits: maxTimestampDigits, canonical: true)
+        else { return nil }
         // ";sig="
         guard bytes[index] == 0x3b, bytes[index + 1] == 0x73, bytes[index + 2] == 0x69, bytes[index + 3] == 0x67,
               bytes[index + 4] == 0x3d,
               let signature = decodeBase64URL(bytes[(index + 5)...])
         else { return nil }
-        return DeviceSignature(deviceId: String(decoding: bytes[0..<32], as: UTF8.self), timestamp: timestamp, signature: signature)
+        var parsed = DeviceSignature(deviceId: String(decoding: bytes[0..<32], as: UTF8.self), timestamp: Int64(timestamp), signature: signature)
+        parsed.timestampText = Array(bytes[36..<index])
+        return parsed
     }
 
     /// Strict unpadded base64url, as `Base64URL.decode` (no padding, nothing outside the alphabet, no
@@ -82,9 +91,19 @@ public struct DeviceSignature: Sendable, Equatable {
     /// The header value for these parts.
     public var headerValue: String { "\(deviceId);ts=\(timestamp);sig=\(Base64URL.encode(signature))" }
 
-    /// The canonical string of a request: `method`, its `target` as sent (path and query), the header's
-    /// timestamp and the body.
+    /// The canonical string of this header's request: `method`, its `target` as sent (path and query), the
+    /// header's `ts` exactly as written, and the body.
+    public func canonical(method: String, target: [UInt8], body: [UInt8]?) -> [UInt8] {
+        Self.canonical(method: method, target: target, timestampText: timestampText, body: body)
+    }
+
+    /// The canonical string of a request signed at `timestamp` (written as a canonical decimal).
     public static func canonical(method: String, target: [UInt8], timestamp: Int64, body: [UInt8]?) -> [UInt8] {
+        canonical(method: method, target: target, timestampText: Array(String(timestamp).utf8), body: body)
+    }
+
+    /// The canonical string with `ts` given as its text.
+    static func canonical(method: String, target: [UInt8], timestampText: [UInt8], body: [UInt8]?) -> [UInt8] {
         let split = target.firstIndex(of: UInt8(ascii: "?"))
         let path = target[..<(split ?? target.count)]
         let query = split.map { target[($0 + 1)...] } ?? []
@@ -96,7 +115,7 @@ public struct DeviceSignature: Sendable, Equatable {
         out.append(0x0a)
         out += query
         out.append(0x0a)
-        out += String(timestamp).utf8
+        out += timestampText
         out.append(0x0a)
         if let body, !body.isEmpty { out += SHA256.hex(body).utf8 } else { out += emptyBodyDigest }
         return out

@@ -26,6 +26,8 @@ final class EventHub: @unchecked Sendable {
     private struct Subscriber {
         let stream: HTTPEventStream
         let deviceId: String
+        /// The registration token that enrolled the device (its listing id), whose streams are capped.
+        let token: String?
         /// The last change sequence this stream has (through its snapshot or events).
         var sequence: Int64
         /// The manifest version it was last told.
@@ -51,6 +53,8 @@ final class EventHub: @unchecked Sendable {
     private var watched: [String: Watched] = [:]
     private var generation: StorageGeneration?
     private var count = 0
+    /// Streams open per registration token (listing id), across sessions.
+    private var byToken: [String: Int] = [:]
     // Guarded by `wake`.
     private let wake = NSCondition()
     private var poked = false
@@ -70,6 +74,9 @@ final class EventHub: @unchecked Sendable {
 
     /// Streams open on session `id`.
     func streamCount(session id: String) -> Int { lock.withLock { watched[id]?.subscribers.count ?? 0 } }
+
+    /// Streams open by the devices of registration token `listingId`.
+    func streamCount(token listingId: String) -> Int { lock.withLock { byToken[listingId] ?? 0 } }
 
     // MARK: The watcher thread
 
@@ -119,11 +126,22 @@ final class EventHub: @unchecked Sendable {
     /// after `lastEventId` (a snapshot of the state when there is none or it is too old), then the manifest
     /// version. Done under the hub's lock, so no change can slip between the snapshot and the stream's
     /// first event.
-    func subscribe(_ stream: HTTPEventStream, device: String, session id: String, lastEventId: Int64?) throws {
+    ///
+    /// A device enrolled with a registration token (`token`, its listing id) counts against that token's cap
+    /// (`maxStreams`, across sessions, in this process): at the cap, a device that already holds a stream on
+    /// this session replaces its oldest one (a reconnect), any other stream is refused.
+    /// - Returns: false when refused for the token's cap (nothing was sent; the caller answers 429).
+    @discardableResult
+    func subscribe(
+        _ stream: HTTPEventStream, device: String, session id: String, lastEventId: Int64?, token: String? = nil, maxStreams: Int = .max
+    ) throws -> Bool {
         var extra: [HTTPEventStream] = []
-        try lock.withLock {
+        let accepted: Bool = try lock.withLock {
+            let mine = watched[id]?.byDevice[device] ?? []
+            let full = token.map { (byToken[$0] ?? 0) >= maxStreams } ?? false
+            if full && mine.isEmpty { return false }
             // Read storage itself (not the cache): the sequence must be at least the watcher's cursor.
-            guard let session = try cache.storage.session(id: id) else { stream.close(); return }
+            guard let session = try cache.storage.session(id: id) else { stream.close(); return true }
             let now = Int64(clock().rounded(.down))
             let manifest = try cache.manifest(session, now: now)
             var bytes = Array("retry: \(configuration.eventRetryMilliseconds)\n\n".utf8)
@@ -148,16 +166,21 @@ final class EventHub: @unchecked Sendable {
                 entry.nextClockChange = Self.nextClockChange(content, now: now)
             }
             let key = ObjectIdentifier(stream)
-            entry.subscribers[key] = Subscriber(stream: stream, deviceId: device, sequence: sequence, manifest: version)
+            entry.subscribers[key] = Subscriber(stream: stream, deviceId: device, token: token, sequence: sequence, manifest: version)
             entry.byDevice[device, default: []].append(key)
             count += 1
-            // A device holds a few streams at most: the oldest go.
-            if let mine = entry.byDevice[device], mine.count > configuration.streamsPerDevice {
-                extra = mine.prefix(mine.count - configuration.streamsPerDevice).compactMap { entry.subscribers[$0]?.stream }
+            if let token { byToken[token, default: 0] += 1 }
+            // A device holds a few streams at most, the oldest go; when its token is at its cap, the new stream
+            // replaces its oldest one (a reconnect), so the token's count does not grow.
+            let allowed = full ? min(mine.count, configuration.streamsPerDevice) : configuration.streamsPerDevice
+            if let held = entry.byDevice[device], held.count > allowed {
+                extra = held.prefix(held.count - allowed).compactMap { entry.subscribers[$0]?.stream }
             }
             watched[id] = entry
+            return true
         }
         for old in extra { old.close() }
+        return accepted
     }
 
     /// The stream ended (its `onEnd`).
@@ -168,6 +191,10 @@ final class EventHub: @unchecked Sendable {
             defer { if !entry.subscribers.isEmpty { watched[id] = entry } }
             guard let subscriber = entry.subscribers.removeValue(forKey: key) else { return }
             count -= 1
+            if let token = subscriber.token {
+                byToken[token] = (byToken[token] ?? 1) - 1
+                if byToken[token] ?? 0 <= 0 { byToken[token] = nil }
+            }
             entry.byDevice[subscriber.deviceId]?.removeAll { $0 == key }
             if entry.byDevice[subscriber.deviceId]?.isEmpty == true { entry.byDevice[subscriber.deviceId] = nil }
         }

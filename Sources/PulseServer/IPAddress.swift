@@ -1,3 +1,5 @@
+import PulseCore
+
 /// An IPv4 or IPv6 address as 16 bytes (IPv4 as `::ffff:a.b.c.d`, so an IPv4-mapped IPv6 client
 /// address matches IPv4 networks). Parsed by hand: the venue rule must not depend on resolver
 /// behaviour or locale, and a request's address is untrusted input.
@@ -51,10 +53,8 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
         guard parts.count == 4 else { return nil }
         var out: [UInt8] = []
         for part in parts {
-            guard (1...3).contains(part.count), part.allSatisfy(isDigit) else { return nil }
-            if part.count > 1 && part.first == UInt8(ascii: "0") { return nil }  // 010 is ambiguous (octal?)
-            let value = part.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
-            guard value <= 255 else { return nil }
+            // A leading zero is refused: 010 is ambiguous (octal?).
+            guard let value = BoundedDecimal.parse(part, maxDigits: 3, maximum: 255, canonical: true) else { return nil }
             out.append(UInt8(value))
         }
         return out
@@ -111,8 +111,6 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
         }
         return out
     }
-
-    private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {

@@ -1,3 +1,5 @@
+import PulseCore
+
 /// A CIDR network (`10.20.0.0/16`, `2001:db8:42::/48`; a bare address is a /32 or /128): a venue
 /// network or a trusted proxy.
 public struct IPNetwork: Hashable, Sendable, CustomStringConvertible {
@@ -15,7 +17,7 @@ public struct IPNetwork: Hashable, Sendable, CustomStringConvertible {
         let maximum = address.isIPv4 ? 32 : 128
         var length = maximum
         if parts.count == 2 {
-            guard parts[1].allSatisfy({ $0 >= "0" && $0 <= "9" }), parts[1].count <= 3, let parsed = Int(parts[1]), (0...maximum).contains(parsed) else {
+            guard let parsed = BoundedDecimal.parse(parts[1], maxDigits: 3, maximum: maximum) else {
                 throw ServerError.badInput("\"\(text)\": the prefix length must be 0 to \(maximum)")
             }
             length = parsed

@@ -31,7 +31,10 @@ struct PostgresMigrator {
 
     /// The columns copied, per table, parents first (foreign keys hold at every insert).
     static let columns: [(table: String, columns: [String])] = [
-        ("credentials", ["hash", "listing_id", "kind", "scope_kind", "scope_id", "max_devices", "devices_enrolled", "created_at", "expires_at", "used_at", "revoked_at"]),
+        ("credentials", [
+            "hash", "listing_id", "kind", "scope_kind", "scope_id", "max_devices", "devices_enrolled", "created_at", "expires_at", "used_at", "revoked_at",
+            "enroll_rate", "enroll_burst", "max_streams",
+        ]),
         ("devices", ["id", "public_key", "platform", "name", "scope_kind", "scope_id", "credential_hash", "enrolled_at", "revoked_at"]),
         ("sessions", [
             "id", "state", "max_shown", "rehearsal_max_shown", "allow_download", "package_id", "series_id", "package_version", "deck_version",

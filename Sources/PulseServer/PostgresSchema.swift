@@ -243,6 +243,27 @@ enum PostgresSchema {
             CREATE TRIGGER certificate_keys_changed AFTER INSERT OR UPDATE OR DELETE ON certificate_keys FOR EACH ROW EXECUTE FUNCTION pulse_notify_change();
             CREATE TRIGGER certificate_keys_truncated AFTER TRUNCATE ON certificate_keys FOR EACH STATEMENT EXECUTE FUNCTION pulse_notify_change();
             """),
+        PostgresMigration(version: 3, sql: """
+            -- A registration token's own limits (NULL: the server's defaults): its enrollment rate and burst, and
+            -- the event streams its devices may hold open at once. A durable attendee link must not be an amplifier.
+            ALTER TABLE credentials
+                ADD COLUMN enroll_rate bigint CHECK (enroll_rate IS NULL OR enroll_rate >= 1),
+                ADD COLUMN enroll_burst bigint CHECK (enroll_burst IS NULL OR enroll_burst >= 1),
+                ADD COLUMN max_streams bigint CHECK (max_streams IS NULL OR max_streams >= 0);
+            -- The devices each credential enrolled in the last minute, for the listings.
+            CREATE INDEX devices_enrolled ON devices (enrolled_at);
+            -- A change of the limits is a change of the credential (cached), not an enroll's count.
+            CREATE OR REPLACE FUNCTION pulse_notify_credential_update() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                PERFORM pg_notify('pulse_changes', CASE
+                    WHEN (OLD.hash, OLD.listing_id, OLD.kind, OLD.scope_kind, OLD.scope_id, OLD.max_devices, OLD.created_at,
+                          OLD.expires_at, OLD.revoked_at, OLD.enroll_rate, OLD.enroll_burst, OLD.max_streams)
+                        IS NOT DISTINCT FROM (NEW.hash, NEW.listing_id, NEW.kind, NEW.scope_kind, NEW.scope_id, NEW.max_devices,
+                          NEW.created_at, NEW.expires_at, NEW.revoked_at, NEW.enroll_rate, NEW.enroll_burst, NEW.max_streams)
+                    THEN 'credentials:ENROLL' ELSE 'credentials:UPDATE' END);
+                RETURN NULL;
+            END $$;
+            """),
     ]
 
     /// Every table, parents before children (the order `migrate` fills them in).

@@ -4,56 +4,88 @@ extension PostgresStorage {
     public func addCredential(_ credential: NewCredential) throws {
         try statement { db in
             _ = try db.query("""
-                INSERT INTO credentials (hash, listing_id, kind, scope_kind, scope_id, max_devices, created_at, expires_at)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+                INSERT INTO credentials (
+                    hash, listing_id, kind, scope_kind, scope_id, max_devices, created_at, expires_at, enroll_rate, enroll_burst, max_streams)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
                 """, [
                     .bytes(credential.hash), .text(CredentialSecret.listingId(hash: credential.hash)), .text(credential.kind.rawValue),
                     .text(credential.scope?.kind), .text(credential.scope?.id), .int(credential.maxDevices),
                     .integer(credential.createdAt), .integer(credential.expiresAt),
+                    .int(credential.limits.enrollRate), .int(credential.limits.enrollBurst), .int(credential.limits.maxStreams),
                 ])
         }
         watch.bump(.credentials)
     }
 
-    public func revokeCredential(hash: [UInt8], at now: Int64) throws -> Bool {
-        let revoked = try statement { db in
-            try db.query("UPDATE credentials SET revoked_at = $1 WHERE hash = $2 AND revoked_at IS NULL", [.integer(now), .bytes(hash)]).affectedRows == 1
+    public func revokeCredential(hash: [UInt8], at now: Int64, withDevices: Bool) throws -> Revocation? {
+        try revoke(at: now, withDevices: withDevices) { db in
+            try db.query("SELECT hash FROM credentials WHERE hash = $1 FOR UPDATE", [.bytes(hash)]).rows.map { try $0.bytes(0) }
         }
-        if revoked { watch.bump(.credentials) }
-        return revoked
     }
 
-    public func revokeCredential(listingId id: String, at now: Int64) throws -> Bool {
-        // One statement: the count and the update see the same rows. A listing id is a hash prefix:
-        // refuse when it is ambiguous rather than revoke two.
-        let (matches, revoked) = try statement { db in
-            let row = try db.query("""
-                WITH matching AS (SELECT count(*) AS n FROM credentials WHERE listing_id = $1),
-                revoked AS (
-                    UPDATE credentials SET revoked_at = $2
-                    WHERE listing_id = $1 AND revoked_at IS NULL AND (SELECT n FROM matching) = 1
-                    RETURNING 1
-                )
-                SELECT (SELECT n FROM matching), (SELECT count(*) FROM revoked)
-                """, [.text(id), .integer(now)]).first
-            return (try row?.int(0) ?? 0, try row?.int(1) ?? 0)
+    public func revokeCredential(listingId id: String, at now: Int64, withDevices: Bool) throws -> Revocation? {
+        try revoke(at: now, withDevices: withDevices) { db in
+            let hashes = try db.query("SELECT hash FROM credentials WHERE listing_id = $1 FOR UPDATE", [.text(id)]).rows.map { try $0.bytes(0) }
+            // A listing id is a hash prefix: refuse when it is ambiguous rather than revoke two.
+            guard hashes.count <= 1 else { throw ServerError.badInput("\(id) names \(hashes.count) credentials; revoke by the token itself") }
+            return hashes
         }
-        guard matches <= 1 else { throw ServerError.badInput("\(id) names \(matches) credentials; revoke by the token itself") }
-        if revoked == 1 { watch.bump(.credentials) }
-        return revoked == 1
+    }
+
+    /// One transaction: the credential's row lock first (an enroll with it holds the same lock, so every
+    /// enrollment that got in before is committed when the devices are revoked, and none gets in after), then
+    /// the credential, then (with `withDevices`) its active devices, each statement seeing what committed before it.
+    private func revoke(at now: Int64, withDevices: Bool, lock: @escaping (PostgresConnection) throws -> [[UInt8]]) throws -> Revocation? {
+        let revocation = try transaction { db -> Revocation? in
+            guard let hash = try lock(db).first else { return nil }
+            let credential = try db.query(
+                "UPDATE credentials SET revoked_at = $1 WHERE hash = $2 AND revoked_at IS NULL", [.integer(now), .bytes(hash)]).affectedRows == 1
+            let devices = withDevices
+                ? try db.query("UPDATE devices SET revoked_at = $1 WHERE credential_hash = $2 AND revoked_at IS NULL", [.integer(now), .bytes(hash)]).affectedRows
+                : 0
+            return credential || devices > 0 ? Revocation(credential: credential, devices: devices) : nil
+        }
+        if let revocation { watch.bump(revocation.changed) }
+        return revocation
     }
 
     public func credentials() throws -> [CredentialRecord] {
         try read { db in
             try db.query("""
-                SELECT listing_id, kind, scope_kind, scope_id, max_devices, devices_enrolled, created_at, expires_at, used_at, revoked_at
+                SELECT listing_id, kind, scope_kind, scope_id, max_devices, devices_enrolled, created_at, expires_at, used_at, revoked_at,
+                    enroll_rate, enroll_burst, max_streams
                 FROM credentials ORDER BY created_at DESC, listing_id COLLATE "C"
                 """).rows.map { row in
                     CredentialRecord(
                         id: try row.string(0), kind: CredentialKind(rawValue: try row.string(1)) ?? .staffToken,
                         scope: try row.optionalString(2).flatMap { DeviceScope(kind: $0, id: try row.string(3)) },
-                        maxDevices: try row.optionalInt(4), devicesEnrolled: try row.int(5), createdAt: try row.int64(6),
-                        expiresAt: try row.optionalInt64(7), usedAt: try row.optionalInt64(8), revokedAt: try row.optionalInt64(9))
+                        maxDevices: try row.optionalInt(4), devicesEnrolled: try row.int(5),
+                        limits: TokenLimits(enrollRate: try row.optionalInt(10), enrollBurst: try row.optionalInt(11), maxStreams: try row.optionalInt(12)),
+                        createdAt: try row.int64(6), expiresAt: try row.optionalInt64(7), usedAt: try row.optionalInt64(8),
+                        revokedAt: try row.optionalInt64(9))
+                }
+        }
+    }
+
+    public func recentEnrollments(since: Int64) throws -> [String: Int] {
+        try read { db in
+            let rows = try db.query("""
+                SELECT c.listing_id, count(*) FROM devices d JOIN credentials c ON c.hash = d.credential_hash
+                WHERE d.enrolled_at >= $1 GROUP BY c.listing_id
+                """, [.integer(since)]).rows.map { row in (try row.string(0), try row.int(1)) }
+            return Dictionary(rows, uniquingKeysWith: +)
+        }
+    }
+
+    public func registrationTokens() throws -> [RegistrationToken] {
+        try read { db in
+            try db.query("""
+                SELECT hash, listing_id, enroll_rate, enroll_burst, max_streams FROM credentials
+                WHERE kind = 'registration-token'
+                """).rows.map { row in
+                    RegistrationToken(
+                        hash: try row.bytes(0), listingId: try row.string(1),
+                        limits: TokenLimits(enrollRate: try row.optionalInt(2), enrollBurst: try row.optionalInt(3), maxStreams: try row.optionalInt(4)))
                 }
         }
     }

@@ -137,5 +137,14 @@ enum SQLiteSchema {
             DROP INDEX devices_credential;
             CREATE INDEX devices_credential_key ON devices (credential_hash, public_key);
             """),
+        Migration(version: 4, sql: """
+            -- A registration token's own limits (NULL: the server's defaults): its enrollment rate and burst, and
+            -- the event streams its devices may hold open at once. A durable attendee link must not be an amplifier.
+            ALTER TABLE credentials ADD COLUMN enroll_rate INTEGER CHECK (enroll_rate IS NULL OR enroll_rate >= 1);
+            ALTER TABLE credentials ADD COLUMN enroll_burst INTEGER CHECK (enroll_burst IS NULL OR enroll_burst >= 1);
+            ALTER TABLE credentials ADD COLUMN max_streams INTEGER CHECK (max_streams IS NULL OR max_streams >= 0);
+            -- The devices each credential enrolled in the last minute, for the listings.
+            CREATE INDEX devices_enrolled ON devices (enrolled_at);
+            """),
     ]
 }

@@ -4,50 +4,85 @@ extension SQLiteStorage {
     public func addCredential(_ credential: NewCredential) throws {
         try write { db in
             try db.cached("""
-                INSERT INTO credentials (hash, listing_id, kind, scope_kind, scope_id, max_devices, created_at, expires_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO credentials (
+                    hash, listing_id, kind, scope_kind, scope_id, max_devices, created_at, expires_at, enroll_rate, enroll_burst, max_streams)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """).run([
                     .blob(credential.hash), .text(CredentialSecret.listingId(hash: credential.hash)), .text(credential.kind.rawValue),
                     .text(credential.scope?.kind), .text(credential.scope?.id), .int(credential.maxDevices),
                     .integer(credential.createdAt), credential.expiresAt.map { .integer($0) } ?? .null,
+                    .int(credential.limits.enrollRate), .int(credential.limits.enrollBurst), .int(credential.limits.maxStreams),
                 ])
             try Self.bumpGeneration(.credentials, on: db)
         }
     }
 
-    public func revokeCredential(hash: [UInt8], at now: Int64) throws -> Bool {
+    public func revokeCredential(hash: [UInt8], at now: Int64, withDevices: Bool) throws -> Revocation? {
+        try write { db in try Self.revoke(hash: hash, at: now, withDevices: withDevices, on: db) }
+    }
+
+    public func revokeCredential(listingId id: String, at now: Int64, withDevices: Bool) throws -> Revocation? {
         try write { db in
-            try db.cached("UPDATE credentials SET revoked_at = ? WHERE hash = ? AND revoked_at IS NULL").run([.integer(now), .blob(hash)])
-            guard db.changes == 1 else { return false }
-            try Self.bumpGeneration(.credentials, on: db)
-            return true
+            // A listing id is a hash prefix: refuse when it is ambiguous rather than revoke two.
+            let hashes = try db.cached("SELECT hash FROM credentials WHERE listing_id = ?").rows([.text(id)]) { $0.blob(0) }
+            guard hashes.count <= 1 else { throw ServerError.badInput("\(id) names \(hashes.count) credentials; revoke by the token itself") }
+            guard let hash = hashes.first else { return nil }
+            return try Self.revoke(hash: hash, at: now, withDevices: withDevices, on: db)
         }
     }
 
-    public func revokeCredential(listingId id: String, at now: Int64) throws -> Bool {
-        try write { db in
-            // A listing id is a hash prefix: refuse when it is ambiguous rather than revoke two.
-            let matches = try db.cached("SELECT count(*) FROM credentials WHERE listing_id = ?").first([.text(id)]) { $0.int(0) } ?? 0
-            guard matches <= 1 else { throw ServerError.badInput("\(id) names \(matches) credentials; revoke by the token itself") }
-            try db.cached("UPDATE credentials SET revoked_at = ? WHERE listing_id = ? AND revoked_at IS NULL").run([.integer(now), .text(id)])
-            guard db.changes == 1 else { return false }
-            try Self.bumpGeneration(.credentials, on: db)
-            return true
+    /// The credential, then (with `withDevices`) its active devices, inside the caller's write transaction.
+    private static func revoke(hash: [UInt8], at now: Int64, withDevices: Bool, on db: Database) throws -> Revocation? {
+        try db.cached("UPDATE credentials SET revoked_at = ? WHERE hash = ? AND revoked_at IS NULL").run([.integer(now), .blob(hash)])
+        let credential = db.changes == 1
+        var devices = 0
+        if withDevices {
+            try db.cached("UPDATE devices SET revoked_at = ? WHERE credential_hash = ? AND revoked_at IS NULL").run([.integer(now), .blob(hash)])
+            devices = db.changes
         }
+        guard credential || devices > 0 else { return nil }
+        let revocation = Revocation(credential: credential, devices: devices)
+        try bumpGeneration(revocation.changed, on: db)
+        return revocation
     }
 
     public func credentials() throws -> [CredentialRecord] {
         try read { db in
             try db.cached("""
-                SELECT listing_id, kind, scope_kind, scope_id, max_devices, devices_enrolled, created_at, expires_at, used_at, revoked_at
+                SELECT listing_id, kind, scope_kind, scope_id, max_devices, devices_enrolled, created_at, expires_at, used_at, revoked_at,
+                    enroll_rate, enroll_burst, max_streams
                 FROM credentials ORDER BY created_at DESC, listing_id
                 """).rows { row in
                     CredentialRecord(
                         id: row.string(0), kind: CredentialKind(rawValue: row.string(1)) ?? .staffToken,
                         scope: row.optionalString(2).flatMap { DeviceScope(kind: $0, id: row.string(3)) },
-                        maxDevices: row.optionalInt(4), devicesEnrolled: row.int(5), createdAt: row.int64(6),
-                        expiresAt: row.isNull(7) ? nil : row.int64(7), usedAt: row.isNull(8) ? nil : row.int64(8),
+                        maxDevices: row.optionalInt(4), devicesEnrolled: row.int(5),
+                        limits: TokenLimits(enrollRate: row.optionalInt(10), enrollBurst: row.optionalInt(11), maxStreams: row.optionalInt(12)),
+                        createdAt: row.int64(6), expiresAt: row.isNull(7) ? nil : row.int64(7), usedAt: row.isNull(8) ? nil : row.int64(8),
                         revokedAt: row.isNull(9) ? nil : row.int64(9))
+                }
+        }
+    }
+
+    public func recentEnrollments(since: Int64) throws -> [String: Int] {
+        try read { db in
+            let rows = try db.cached("""
+                SELECT c.listing_id, count(*) FROM devices d JOIN credentials c ON c.hash = d.credential_hash
+                WHERE d.enrolled_at >= ? GROUP BY c.listing_id
+                """).rows([.integer(since)]) { row in (row.string(0), row.int(1)) }
+            return Dictionary(rows, uniquingKeysWith: +)
+        }
+    }
+
+    public func registrationTokens() throws -> [RegistrationToken] {
+        try read { db in
+            try db.cached("""
+                SELECT hash, listing_id, enroll_rate, enroll_burst, max_streams FROM credentials
+                WHERE kind = 'registration-token'
+                """).rows { row in
+                    RegistrationToken(
+                        hash: row.blob(0), listingId: row.string(1),
+                        limits: TokenLimits(enrollRate: row.optionalInt(2), enrollBurst: row.optionalInt(3), maxStreams: row.optionalInt(4)))
                 }
         }
     }

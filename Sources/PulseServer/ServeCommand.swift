@@ -33,6 +33,9 @@ enum ServeCommand {
                 .value("header-timeout", "<seconds>", help: "A request's line, headers and body must arrive within this long (default 10)."),
                 .value("enroll-rate", "<per-second>", help: "Enrollments per second per client address (default 5, bursts of 50)."),
                 .value("enroll-burst", "<n>", help: "Enrollment burst per client address (default 50)."),
+                .value("token-enroll-rate", "<per-second>", help: "Enrollments per second per registration token, all addresses together, unless the token sets its own (default 20)."),
+                .value("token-enroll-burst", "<n>", help: "Enrollment burst per registration token: the door rush (default 300)."),
+                .value("token-max-streams", "<n>", help: "Event streams open at once by the devices of one registration token, unless it sets its own (default: half of --max-connections)."),
                 .value("shutdown-timeout", "<seconds>", help: "On SIGTERM, wait this long for requests in flight (default 10)."),
             ],
             run: { arguments in try run(arguments, console: console) })
@@ -64,6 +67,9 @@ enum ServeCommand {
         if let value = try arguments.int("header-timeout", in: 1...3600) { settings.server.headerTimeoutSeconds = value }
         if let value = try arguments.int("enroll-rate", in: 1...1_000_000) { settings.sync.enrollLimit.rate = Double(value) }
         if let value = try arguments.int("enroll-burst", in: 1...1_000_000) { settings.sync.enrollLimit.burst = Double(value) }
+        if let value = try arguments.int("token-enroll-rate", in: 1...1_000_000) { settings.sync.tokenEnrollLimit.rate = Double(value) }
+        if let value = try arguments.int("token-enroll-burst", in: 1...1_000_000) { settings.sync.tokenEnrollLimit.burst = Double(value) }
+        settings.sync.tokenMaxStreams = try arguments.int("token-max-streams", in: 0...1_000_000) ?? settings.server.maxConnections / 2
         settings.drain = Double(try arguments.int("shutdown-timeout", in: 0...3600) ?? 10)
         settings.sync.trustedProxies = try arguments.values("trusted-proxy").map { text in
             do { return try IPNetwork(parsing: text) } catch { throw UsageError("--trusted-proxy \(error)") }

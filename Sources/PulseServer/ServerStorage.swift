@@ -37,12 +37,21 @@ public protocol ServerStorage: AnyObject, Sendable {
 
     /// Stores a new credential (device code, registration token or staff token).
     func addCredential(_ credential: NewCredential) throws
-    /// Revokes the credential with `hash` (any kind); false when there is none or it was already revoked.
-    func revokeCredential(hash: [UInt8], at now: Int64) throws -> Bool
-    /// Revokes the credential whose listing id is `id`; false when none or already revoked.
-    func revokeCredential(listingId id: String, at now: Int64) throws -> Bool
+    /// Revokes the credential with `hash` (any kind) and, with `withDevices`, every device it enrolled that is
+    /// not revoked yet, in one transaction: a leaked link's devices are cut at once.
+    /// - Returns: nil when there is no such credential, or it was already revoked and there was nothing else to
+    ///   revoke (no `withDevices`, or none of its devices active); else what was revoked.
+    func revokeCredential(hash: [UInt8], at now: Int64, withDevices: Bool) throws -> Revocation?
+    /// The same for the credential whose listing id is `id` (refused when the id names more than one).
+    func revokeCredential(listingId id: String, at now: Int64, withDevices: Bool) throws -> Revocation?
     /// Every credential, newest first, for operators (never the text, only the listing id).
     func credentials() throws -> [CredentialRecord]
+    /// How many devices each credential enrolled since `since` (listing id → count; none: absent), for the
+    /// listings' "enrolled in the last minute".
+    func recentEnrollments(since: Int64) throws -> [String: Int]
+    /// Every registration token, revoked ones too (their devices' streams stay capped), with its limits (the
+    /// HTTP layer caches them, revalidated by `generation().credentials`).
+    func registrationTokens() throws -> [RegistrationToken]
     /// True when `hash` is a staff token that is neither revoked nor expired.
     func isStaffToken(hash: [UInt8], at now: Int64) throws -> Bool
 
@@ -143,6 +152,16 @@ public struct RequestCheck: Equatable, Sendable {
 }
 
 extension ServerStorage {
+    /// Revokes the credential alone; false when there is none or it was already revoked.
+    public func revokeCredential(hash: [UInt8], at now: Int64) throws -> Bool {
+        try revokeCredential(hash: hash, at: now, withDevices: false) != nil
+    }
+
+    /// Revokes the credential with listing id `id` alone; false when none or already revoked.
+    public func revokeCredential(listingId id: String, at now: Int64) throws -> Bool {
+        try revokeCredential(listingId: id, at: now, withDevices: false) != nil
+    }
+
     public func takeRateToken(_ key: String, limit: RateLimit, at now: Double, checking device: String, session: String?) throws
         -> (RateDecision, RequestCheck?)
     {

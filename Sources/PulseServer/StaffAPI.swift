@@ -57,12 +57,30 @@ enum StaffAPI {
         }
     }
 
+    /// The answer (and `admin … --json`) for a minted credential.
     static func minted(_ minted: Administration.Minted) -> JSONValue {
         var fields: [String: JSONValue] = ["kind": .string(minted.kind.rawValue), "id": .string(minted.listingId), "secret": .string(minted.text)]
         if let scope = minted.scope { fields["scope"] = ["kind": .string(scope.kind), "id": .string(scope.id)] }
         if let max = minted.maxDevices { fields["maxDevices"] = .int(max) }
+        add(minted.limits, to: &fields)
         if let expires = minted.expiresAt { fields["expiresAt"] = .string(TimeText.iso(expires)) }
         return .object(fields)
+    }
+
+    /// A registration token's own limits as fields (`enrollRate`, `enrollBurst`, `maxStreams`), those it sets.
+    static func add(_ limits: TokenLimits, to fields: inout [String: JSONValue]) {
+        if let rate = limits.enrollRate { fields["enrollRate"] = .int(rate) }
+        if let burst = limits.enrollBurst { fields["enrollBurst"] = .int(burst) }
+        if let streams = limits.maxStreams { fields["maxStreams"] = .int(streams) }
+    }
+
+    /// An optional whole-number field within `range`; nil when absent or null.
+    static func wholeNumber(_ fields: [String: JSONValue], _ name: String, in range: ClosedRange<Int>) throws -> Int? {
+        guard let value = fields[name], value != .null else { return nil }
+        guard let number = value.intValue, range.contains(number) else {
+            throw ServerError.badInput("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return number
     }
 }
 
@@ -91,13 +109,22 @@ extension SyncServer {
              ("staff-tokens", 1) where method == .post:
             return try mint(parts[0], request)
         case ("tokens", 1) where isRead(request):
-            return SyncAnswers.json(200, .array(try storage.credentials().map { AdminCommand.json($0) }), note: "staff:tokens")
+            let recent = try storage.recentEnrollments(since: now - 60)
+            return SyncAnswers.json(200, .array(try storage.credentials().map { AdminCommand.json($0, recent: recent[$0.id] ?? 0) }), note: "staff:tokens")
         case ("tokens", 2) where parts[1] == "revoke" && method == .post:
             let fields = try body(request)
             guard let text = fields["token"]?.stringValue else { throw ServerError.badInput("token: give the code, token or listing id") }
-            return deferredWrite("staff") { [self] in
-                try administration.revokeToken(text)
-                return SyncAnswers.json(200, ["revoked": true], note: "staff:token-revoked")
+            var withDevices = false
+            if let value = fields["withDevices"], value != .null {
+                guard case let .bool(flag) = value else { throw ServerError.badInput("withDevices must be true or false") }
+                withDevices = flag
+            }
+            return deferredWrite("staff") { [self, withDevices] in
+                let revocation = try administration.revokeToken(text, withDevices: withDevices)
+                if revocation.devices > 0 { hub.poke() }
+                var answer: [String: JSONValue] = ["revoked": true, "tokenWasActive": .bool(revocation.credential)]
+                if withDevices { answer["devicesRevoked"] = .int(revocation.devices) }
+                return SyncAnswers.json(200, .object(answer), note: "staff:token-revoked")
             }
         case ("devices", 1) where isRead(request):
             return SyncAnswers.json(200, .array(try storage.devices().map { AdminCommand.json($0) }), note: "staff:devices")
@@ -152,12 +179,12 @@ extension SyncServer {
                 minted = try administration.createDeviceCode(scope: scope, lifetime: lifetime ?? Administration.deviceCodeLifetime)
             case "registration-tokens":
                 guard let series = fields["series"]?.stringValue else { throw ServerError.badInput("series: required") }
-                var maxDevices: Int?
-                if let value = fields["maxDevices"], value != .null {
-                    guard let number = value.intValue else { throw ServerError.badInput("maxDevices must be a whole number") }
-                    maxDevices = number
-                }
-                minted = try administration.createRegistrationToken(series: series, maxDevices: maxDevices, lifetime: lifetime)
+                let maxDevices = try StaffAPI.wholeNumber(fields, "maxDevices", in: 1...10_000_000)
+                let limits = TokenLimits(
+                    enrollRate: try StaffAPI.wholeNumber(fields, "enrollRate", in: 1...1_000_000),
+                    enrollBurst: try StaffAPI.wholeNumber(fields, "enrollBurst", in: 1...1_000_000),
+                    maxStreams: try StaffAPI.wholeNumber(fields, "maxStreams", in: 0...1_000_000))
+                minted = try administration.createRegistrationToken(series: series, maxDevices: maxDevices, limits: limits, lifetime: lifetime)
             default:
                 minted = try administration.createStaffToken(lifetime: lifetime)
             }

@@ -116,12 +116,35 @@ struct StaffReport {
         return number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
     }
 
-    /// RFC 4180 quoting; a field a spreadsheet would read as a formula (`=`, `+`, `-`, `@` first: device
-    /// names and builds come from devices) gets a leading `'`.
+    /// What a spreadsheet may split a CSV line on: the delimiters Excel's and LibreOffice's import offer
+    /// (comma, semicolon, tab, space; `|` as the usual "other", and a list separator of a locale), and line ends.
+    static let separators: Set<Unicode.Scalar> = [",", ";", "\t", " ", "|", "\r", "\n"]
+    /// What makes a cell a formula (or, for tab and CR, lets one through) when it starts with it.
+    static let formulaStarts: Set<Unicode.Scalar> = ["=", "+", "-", "@", "\t", "\r"]
+
+    /// One CSV field that stays text in any spreadsheet, whatever it splits on. Device names and builds come
+    /// from devices: `phone;=cmd|' /C calc'!A0;x` is one cell with `,` as the delimiter, three with `;`.
+    ///
+    /// - First, what `DeviceText` escapes in listings (controls, bidirectional controls, line separators) is
+    ///   written as `\u{…}`: an export is read by people too.
+    /// - The formula guard then runs on every piece a spreadsheet could make of the field, not only its start:
+    ///   a `'` goes before each `=`, `+`, `-`, `@`, tab or CR that begins the field or follows a separator or a
+    ///   quote (a spreadsheet reading another delimiter may take a quote after one for the start of a quoted
+    ///   cell), so no split leaves a cell that starts with one (`phone;'=cmd|' /C calc'!A0;x`).
+    /// - Then RFC 4180 quoting for every field holding a separator or a quote, so a spreadsheet that honours
+    ///   quotes (all of them, with any delimiter) keeps the field whole.
     static func csvField(_ text: String) -> String {
-        var field = text
-        if let first = field.first, "=+-@\t\r".contains(first) { field = "'" + field }
-        guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
+        var guarded = String.UnicodeScalarView()
+        var pieceStarts = true
+        var quote = false
+        for scalar in DeviceText.escaped(text, quotes: false).unicodeScalars {
+            if pieceStarts && formulaStarts.contains(scalar) { guarded.append("'") }
+            guarded.append(scalar)
+            pieceStarts = separators.contains(scalar) || scalar == "\""
+            quote = quote || pieceStarts
+        }
+        let field = String(guarded)
+        guard quote else { return field }
         return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

@@ -30,6 +30,13 @@ final class SyncCache: Sendable {
         var series: [String: SeriesRecord] = [:]
         var rendered: [String: ManifestView.Rendered] = [:]
         var staffTokens: [(hash: [UInt8], expiresAt: Int64?)]?
+        var registrationTokens: RegistrationTokens?
+    }
+
+    /// The registration tokens (revoked ones too), by hash (enroll) and by listing id (a device's record).
+    struct RegistrationTokens: Sendable {
+        var byHash: [[UInt8]: RegistrationToken] = [:]
+        var byListing: [String: RegistrationToken] = [:]
     }
 
     let storage: any ServerStorage
@@ -60,7 +67,10 @@ final class SyncCache: Sendable {
                 state.series = [:]
                 state.rendered = [:]
             }
-            if held?.credentials != current.credentials { state.staffTokens = nil }
+            if held?.credentials != current.credentials {
+                state.staffTokens = nil
+                state.registrationTokens = nil
+            }
             state.generation = current
         }
         return current
@@ -216,6 +226,26 @@ final class SyncCache: Sendable {
         }
         return found
     }
+
+    // MARK: Registration tokens
+
+    /// The registration tokens, read once per change of credentials (a handful per event).
+    private func registrationTokens() throws -> RegistrationTokens {
+        try cached(\.credentials, { $0.registrationTokens }, load: {
+            var tokens = RegistrationTokens()
+            for token in try storage.registrationTokens() {
+                tokens.byHash[token.hash] = token
+                tokens.byListing[token.listingId] = token
+            }
+            return tokens
+        }, store: { $0.registrationTokens = $1 }) ?? RegistrationTokens()
+    }
+
+    /// The registration token whose hash an enrollment presents; nil for any other credential or none.
+    func registrationToken(hash: [UInt8]) throws -> RegistrationToken? { try registrationTokens().byHash[hash] }
+
+    /// The registration token a device enrolled with (its record's `credentialId`); nil for a device code.
+    func registrationToken(listingId: String) throws -> RegistrationToken? { try registrationTokens().byListing[listingId] }
 
     // MARK: For tests
 

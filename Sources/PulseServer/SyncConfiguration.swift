@@ -13,6 +13,15 @@ public struct SyncConfiguration: Sendable {
     public var deviceLimit = RateLimit(rate: 5, burst: 10)
     /// Per client address on `POST /api/sync/enroll` (a venue's NAT puts many phones behind one address).
     public var enrollLimit = RateLimit(rate: 5, burst: 50)
+    /// Per registration token, from every address together, unless the token sets its own: a door rush of
+    /// 300 at once, then 20 a second (72,000 an hour); a leaked link cannot enroll faster.
+    public var tokenEnrollLimit = RateLimit(rate: 20, burst: 300)
+    /// Event streams open at once by the devices one registration token enrolled (per instance), unless the
+    /// token sets its own: half of the server's connections by default (`serve` sets it from
+    /// `--max-connections`), so one leaked link can never take them all.
+    public var tokenMaxStreams = 10_000
+    /// `Retry-After` of a stream refused for its token's cap, in seconds.
+    public var streamRetrySeconds = 30
     /// Request bodies at most (diag samples, enrollments, staff calls): 413 beyond.
     public var maxBodyBytes = 16 * 1024
     /// The moderator's live view shows devices with a sample this recent.

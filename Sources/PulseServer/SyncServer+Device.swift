@@ -1,3 +1,4 @@
+import PulseCrypto
 import PulseHTTPServer
 
 extension SyncServer {
@@ -35,7 +36,10 @@ extension SyncServer {
     /// 2. the timestamp within ±`signatureWindow` of the server's clock (else `401 staleSignature`),
     ///    before the device is looked up, so that answer is the same for every device id;
     /// 3. the device: known and not revoked (else the flat 404);
-    /// 4. the signature over the canonical string (else the flat 404);
+    /// 4. the signature over the canonical string (else the flat 404). Steps 3 and 4 cost the same for every
+    ///    "no": an unknown or revoked device's signature is verified against a decoy key, and every such answer
+    ///    reads the device from storage once (what an unknown id's cache miss does), so the time the flat 404
+    ///    takes does not tell whether a device id exists or was revoked;
     /// 5. the device's rate limit (else 429 with Retry-After);
     /// 6. the route: the session exists and the device is entitled to it (else the flat 404); a POST
     ///    checks its body, then records its signature against replay together with its effect, in one
@@ -48,11 +52,16 @@ extension SyncServer {
         let second = seconds(now)
         guard abs(signed.timestamp - second) <= configuration.signatureWindow else { return HTTPResponse(answers.stale, "stale") }
         try cache.revalidate()
-        guard let device = try cache.device(signed.deviceId) else { return HTTPResponse(answers.notFound, "no:unknown-device") }
-        guard !device.record.isRevoked else { return HTTPResponse(answers.notFound, "no:revoked") }
-        let canonical = DeviceSignature.canonical(
-            method: request.method.description, target: request.target, timestamp: signed.timestamp, body: request.body)
-        guard signed.isValid(for: canonical, key: device.key) else { return HTTPResponse(answers.notFound, "no:bad-signature") }
+        let found = try cache.device(signed.deviceId)
+        let canonical = signed.canonical(method: request.method.description, target: request.target, body: request.body)
+        let active = found.flatMap { $0.record.isRevoked ? nil : $0 }
+        let verified = (active?.key ?? Self.decoyKey).map { signed.isValid(for: canonical, key: $0) } ?? false
+        guard let device = active, verified else {
+            // An unknown id was a cache miss, i.e. a storage read: the other refusals read the device once too.
+            if found != nil { _ = try storage.device(id: signed.deviceId) }
+            let note = found == nil ? "no:unknown-device" : active == nil ? "no:revoked" : "no:bad-signature"
+            return HTTPResponse(answers.notFound, note)
+        }
         let (decision, check) = try storage.takeRateToken(
             "device " + device.record.id, limit: configuration.deviceLimit, at: now, checking: device.record.id, session: route.sessionId)
         if case let .limited(retryAfter) = decision {
@@ -73,6 +82,10 @@ extension SyncServer {
         case let .diag(id): return try diag(request, device: device, session: id, signature: signed, now: second)
         }
     }
+
+    /// What an unknown or revoked device's signature is verified against, so that refusal costs what a bad
+    /// signature costs. A random key of this process: no signature verifies against it.
+    static let decoyKey: P256.PublicKey? = try? P256.PrivateKey().publicKey
 
     /// The session `id` if it exists and `device` may read it; nil otherwise (the caller answers the
     /// flat 404 either way).

@@ -45,7 +45,7 @@ enum DiagBody {
         case let .success(object): fields = object
         case let .failure(problem): return .failure(problem)
         }
-        guard let build = fields["build"]?.stringValue, RequestJSON.isLabel(build, maxCharacters: 64) else { return .failure(.init(field: "build")) }
+        guard let build = fields["build"]?.stringValue, DeviceText.isLabel(build, maxCharacters: 64) else { return .failure(.init(field: "build")) }
         guard let platform = fields["platform"]?.stringValue, RequestJSON.isPlatform(platform) else { return .failure(.init(field: "platform")) }
         guard case let .bool(online)? = fields["online"] else { return .failure(.init(field: "online")) }
         var connection: [String: JSONValue] = ["online": .bool(online)]

@@ -7,7 +7,8 @@ extension SyncServer {
     /// `POST /api/sync/enroll` `{token, publicKey, platform, name}` → `200 {"deviceId","deviceCert"}`.
     ///
     /// In order: the client address's token bucket (429), the body (400 naming the field), the public key
-    /// (400 badKey: a DER SubjectPublicKeyInfo of a valid P-256 point, standard base64), then the token,
+    /// (400 badKey: a DER SubjectPublicKeyInfo of a valid P-256 point, standard base64), a registration token's
+    /// own bucket (429: a durable link enrolls at its rate, from every address together), then the token,
     /// consumed atomically by storage together with the device's insertion (a bad, expired, revoked or
     /// used token: the flat 404). The write runs on a write thread; the answer is sent once it committed.
     /// The same enrollment asked again (same token and key: its answer was lost) gets the same device.
@@ -30,13 +31,22 @@ extension SyncServer {
         guard let platform = fields["platform"]?.stringValue, RequestJSON.isPlatform(platform) else {
             return answers.badRequest(field: "platform", note: "enroll:bad-request")
         }
-        guard let name = fields["name"]?.stringValue, RequestJSON.isLabel(name, maxCharacters: 100) else {
+        guard let name = fields["name"]?.stringValue, DeviceText.isLabel(name, maxCharacters: 100) else {
             return answers.badRequest(field: "name", note: "enroll:bad-request")
         }
         guard let der = Data(base64Encoded: keyText), let key = try? P256.PublicKey(derRepresentation: der) else {
             return HTTPResponse(answers.badKey, "enroll:bad-key")
         }
         guard let credential = CredentialSecret.hash(token) else { return HTTPResponse(answers.notFound, "no:token") }
+        try cache.revalidate()
+        if let registration = try cache.registrationToken(hash: credential) {
+            let limit = RateLimit(
+                rate: registration.limits.enrollRate.map(Double.init) ?? configuration.tokenEnrollLimit.rate,
+                burst: registration.limits.enrollBurst.map(Double.init) ?? configuration.tokenEnrollLimit.burst)
+            if case let .limited(retryAfter) = try storage.takeRateToken("enroll-token " + registration.listingId, limit: limit, at: now) {
+                return answers.rateLimited(retryAfter: retryAfter, note: "enroll:token-rate-limited")
+            }
+        }
         return deferredWrite("enroll") { [self] in
             let device = NewDevice(id: try DeviceID.generate(), publicKey: key.derRepresentation, platform: platform, name: name)
             guard let record = try storage.enroll(credentialHash: credential, device: device, at: seconds(clock())) else {
@@ -74,12 +84,5 @@ enum RequestJSON {
             (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
                 || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
         }
-    }
-
-    /// A human label (a device name, an app version): 1 to `maxCharacters` characters, no control
-    /// characters (they would reach operators' terminals through listings).
-    static func isLabel(_ text: String, maxCharacters: Int) -> Bool {
-        let count = text.unicodeScalars.count
-        return count >= 1 && count <= maxCharacters && !text.unicodeScalars.contains { $0.properties.generalCategory == .control || $0.value == 0x7f }
     }
 }

@@ -1,3 +1,4 @@
+import PulseCore
 import PulseHTTPServer
 
 extension SyncServer {
@@ -8,12 +9,18 @@ extension SyncServer {
         guard let id = Self.sessionParameter(query), try entitledSession(device, id) != nil else {
             return HTTPResponse(answers.notFound, "no:session")
         }
-        let lastEventId = request.headers["last-event-id"].flatMap { Int64(String(decoding: $0, as: UTF8.self)) }
+        // Digits only (no sign, at most 18): anything else is no resume point, so the stream starts with a snapshot.
+        let lastEventId = request.headers["last-event-id"].flatMap { BoundedDecimal.parse($0) }.map(Int64.init)
         let hub = self.hub
         let stream = HTTPEventStream(heartbeat: Array(":\n".utf8), maxPendingBytes: 256 << 10) { stream, _ in
             hub.remove(stream, session: id)
         }
-        try hub.subscribe(stream, device: device.record.id, session: id, lastEventId: lastEventId)
+        // A registration token's devices share its cap on open streams (a leaked link must not take every connection).
+        let token = try cache.registrationToken(listingId: device.record.credentialId)
+        let cap = token.map { $0.limits.maxStreams ?? configuration.tokenMaxStreams } ?? .max
+        guard try hub.subscribe(stream, device: device.record.id, session: id, lastEventId: lastEventId, token: token?.listingId, maxStreams: cap) else {
+            return answers.rateLimited(retryAfter: configuration.streamRetrySeconds, note: "events:token-streams-full")
+        }
         return HTTPResponse(
             status: 200,
             headers: [

@@ -87,6 +87,22 @@ import Testing
             })
         }),
         Variant("a signature window of an hour", "sign.window", configure: { $0.signatureWindow = 3600 }),
+        Variant("ts re-formatted before it is checked (01… read as 1…)", "sign.ts-exact", wrap: { sync, _ in
+            Breaker(sync, rewrite: { request in
+                guard let header = request.headers["x-pulse-device"].map({ String(decoding: $0, as: UTF8.self) }),
+                      let start = header.range(of: ";ts="), let end = header.range(of: ";sig=") else { return request }
+                let digits = header[start.upperBound..<end.lowerBound].drop { $0 == "0" || $0 == "+" }
+                var changed = request
+                var headers = HTTPRequestHeaders()
+                for name in SyncServer.requestHeaders where name != "x-pulse-device" {
+                    for value in request.headers.values(name) { headers.add(name, value) }
+                }
+                let text = header[..<start.upperBound] + (digits.isEmpty ? "0" : digits) + header[end.lowerBound...]
+                headers.add("x-pulse-device", Array(text.utf8))
+                changed.headers = headers
+                return changed
+            })
+        }),
         Variant("DER signatures accepted", "sign.p1363", wrap: { sync, _ in
             Breaker(sync, rewrite: { request in Self.derToP1363(request) })
         }),

@@ -56,6 +56,7 @@ import Testing
         let refused = try running.client(timeout: 2).request("GET", "/api/sync/asset/\(hash)")
         #expect(refused.status == 503)
         #expect(refused.header("Retry-After") == "1")
+        #expect(refused.header("Connection") == "close")
         #expect(Date().timeIntervalSince(started) < 1)
         // A second later the oldest idle connection makes room.
         Thread.sleep(forTimeInterval: 1.1)

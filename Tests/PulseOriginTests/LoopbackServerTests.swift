@@ -188,14 +188,21 @@ final class RunningOrigin {
         #expect(slow.allSatisfy { $0.isClosedByPeer() })
     }
 
+    /// `--max-connections-per-ip`: one more connection from the address gets an answer it can act on (503,
+    /// `Retry-After`, `Connection: close`), not a silent close; other addresses are served.
     @Test func perIPConnectionLimit() throws {
         let package = try TestPackage()
         let hash = try package.addBlob([7])
         let running = try RunningOrigin(package, configure: { $0.maxConnectionsPerIP = 3 })
         let held = try (0..<3).map { _ in try running.client() }
         for client in held { #expect(try client.request("GET", "/api/sync/asset/\(hash)").status == 200) }
-        let refused = try running.client(timeout: 2)
-        #expect(refused.isClosedByPeer())
+        let refused = try running.client(timeout: 2).request("GET", "/api/sync/asset/\(hash)")
+        #expect(refused.status == 503)
+        #expect(refused.header("Retry-After") == "1")
+        #expect(refused.header("Connection") == "close")
+        #expect(refused.header("Cache-Control") == "no-store")
+        #expect(try running.client(source: "127.0.0.2").request("GET", "/api/sync/asset/\(hash)").status == 200)
+        for client in held { #expect(try client.request("GET", "/api/sync/asset/\(hash)").status == 200) }
     }
 
     @Test func oversizedHeadersAreRefused() throws {

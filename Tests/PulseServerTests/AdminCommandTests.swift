@@ -96,6 +96,102 @@ import Testing
         #expect(CLI.run(["admin", "device", "revoke", "--data", data, id]).code == 65)
     }
 
+    /// Issue 17, item 7: a token that begins with '-' (1 in 64 do) is revoked after `--` or with `--token`;
+    /// without either it is refused without being echoed whole. Item 5: `--with-devices` cuts the devices it
+    /// enrolled; the listing shows each token's enrollments of the last minute and its own limits.
+    @Test func aTokenBeginningWithADashIsRevokedAndWithDevicesCutsItsDevices() throws {
+        let (package, data) = try Self.seeded()
+        defer { withExtendedLifetime(package) {} }
+        let storage = try Self.storage(data)
+        // Tokens that begin with '-': mint until three do (each try is 1 in 64).
+        var dashed: [String] = []
+        while dashed.count < 3 {
+            let minted = CLI.run(["admin", "registration-token", "create", "--data", data, "--series", "conf", "--enroll-rate", "3", "--enroll-burst", "30", "--max-streams", "40"])
+            if let token = minted.out.first, token.hasPrefix("-") { dashed.append(token) } else if let token = minted.out.first {
+                #expect(CLI.run(["admin", "token", "revoke", "--data", data, token]).code == 0)
+            }
+        }
+        let bare = CLI.run(["admin", "token", "revoke", "--data", data, dashed[0]])
+        #expect(bare.code == 64 && !bare.text.contains(dashed[0]) && bare.err.first?.contains("goes after '--'") == true, "\(bare.err)")
+        #expect(CLI.run(["admin", "token", "revoke", "--data", data, "--", dashed[0]]).code == 0)
+        #expect(CLI.run(["admin", "token", "revoke", "--data", data, "--token", dashed[1]]).code == 0)
+        #expect(CLI.run(["admin", "token", "revoke", "--data", data, "--token=\(dashed[2])"]).code == 0)
+        #expect(CLI.run(["admin", "token", "revoke", "--data", data]).code == 64)
+        #expect(CLI.run(["admin", "token", "revoke", "--data", data, "--token", dashed[0], "--", dashed[0]]).code == 64)
+
+        // A link with devices: the listing shows them as enrolled in the last minute, and its limits.
+        let link = try #require(CLI.run(["admin", "registration-token", "create", "--data", data, "--series", "conf", "--max-streams", "5"]).out.first)
+        var ids: [String] = []
+        for n in 0..<3 {
+            ids.append(try #require(try storage.enroll(
+                credentialHash: CredentialSecret.hash(link)!, device: NewDevice(id: try DeviceID.generate(), publicKey: [UInt8(n)], platform: "ios", name: "P\(n)"),
+                at: now())).id)
+        }
+        let linkId = CredentialSecret.listingId(hash: CredentialSecret.hash(link)!)
+        let line = try #require(CLI.run(["admin", "token", "list", "--data", data]).out.first { $0.hasPrefix(linkId) })
+        #expect(line.contains("devices 3 (3 in the last minute)") && line.contains("streams ≤ 5"), "\(line)")
+        let dashedLine = try #require(CLI.run(["admin", "token", "list", "--data", data]).out.first { $0.hasPrefix(CredentialSecret.listingId(hash: CredentialSecret.hash(dashed[0])!)) })
+        #expect(dashedLine.contains("enroll 3/s burst 30, streams ≤ 40") && dashedLine.contains("revoked"), "\(dashedLine)")
+        let json = try JSONValue.parse(Data(CLI.run(["admin", "token", "list", "--data", data, "--json"]).out.joined(separator: "\n").utf8))
+        let row = try #require(json.arrayValue?.first { $0["id"]?.stringValue == linkId })
+        #expect(row["enrolledLastMinute"] == 3 && row["maxStreams"] == 5 && row["enrollRate"] == nil)
+
+        let cut = CLI.run(["admin", "token", "revoke", "--data", data, "--with-devices", linkId])
+        #expect(cut.code == 0 && cut.err == ["revoked; 3 devices it enrolled revoked"], "\(cut.err)")
+        for id in ids { #expect(try storage.device(id: id)?.isRevoked == true) }
+        #expect(CLI.run(["admin", "token", "revoke", "--data", data, "--with-devices", linkId]).code == 65)
+    }
+
+    /// Issue 17, item 4: a name with quotes and spaces cannot read as another (revoked) device in the listing,
+    /// and a name stored before enrollment refused bidirectional controls shows them escaped.
+    @Test func deviceNamesCannotFakeListingColumns() throws {
+        let (package, data) = try Self.seeded()
+        defer { withExtendedLifetime(package) {} }
+        let storage = try Self.storage(data)
+        let fake = #"Pixel"  series:conf  revoked  enrolled 2026-01-01T00:00:00Z  via 0123456789ab"#
+        let names = [fake, "Ada\u{202E}enohp\u{2066}", #"back\slash"#]
+        for name in names {
+            let code = try #require(CLI.run(["admin", "device-code", "create", "--data", data, "--series", "conf"]).out.first)
+            _ = try storage.enroll(
+                credentialHash: CredentialSecret.hash(code)!, device: NewDevice(id: try DeviceID.generate(), publicKey: [4, 5], platform: "android", name: name),
+                at: now())
+        }
+        let lines = CLI.run(["admin", "device", "list", "--data", data]).out
+        #expect(lines.count == 3)
+        for line in lines {
+            // The name is one quoted column: the quote that ends it is the first one not escaped by a backslash.
+            let columns = Self.listingColumns(line)
+            #expect(columns.count == 7 && columns[4] == "active", "\(line)")
+            #expect(!line.unicodeScalars.contains { $0.properties.isBidiControl }, "\(line)")
+        }
+        #expect(lines.contains { $0.contains(#""Pixel\"  series:conf  revoked  enrolled 2026-01-01T00:00:00Z  via 0123456789ab""#) })
+        #expect(lines.contains { $0.contains(#""Ada\u{202E}enohp\u{2066}""#) })
+        #expect(lines.contains { $0.contains(#""back\\slash""#) })
+    }
+
+    /// Splits a listing line on its two-space separators, keeping a quoted column (with `\"` and `\\` escapes) whole.
+    static func listingColumns(_ line: String) -> [String] {
+        var columns: [String] = [], current = "", quoted = false, escaped = false
+        var characters = Array(line)[...]
+        while let character = characters.popFirst() {
+            if quoted {
+                current.append(character)
+                if escaped { escaped = false } else if character == "\\" { escaped = true } else if character == "\"" { quoted = false }
+            } else if character == "\"" {
+                quoted = true
+                current.append(character)
+            } else if character == " ", characters.first == " " {
+                characters = characters.drop { $0 == " " }
+                columns.append(current)
+                current = ""
+            } else {
+                current.append(character)
+            }
+        }
+        columns.append(current)
+        return columns
+    }
+
     @Test func sessionSetMovesStateAndFrontierOnlyForward() throws {
         let (package, data) = try Self.seeded()
         defer { withExtendedLifetime(package) {} }

@@ -60,6 +60,37 @@ import Testing
         print("the flat no:\n" + String(decoding: reference ?? [], as: UTF8.self))
     }
 
+    /// Issue 17, item 1: the probe's one unauthenticated request that killed the process (a 20-digit `ts`
+    /// overflowed the header parser's Int64) and its cousins, on every device-scoped route, for an unknown
+    /// device and for an enrolled one: each is the flat 404, and the server goes on answering. Item 2: a
+    /// zero-padded `ts` with a signature over the unpadded number is refused too.
+    @Test func overlongAndSignedTimestampsAreTheFlat404OnEveryRoute() throws {
+        let harness = try SyncHarness(configure: { $0.deviceLimit = RateLimit(rate: 1000, burst: 1000) })
+        try harness.seed(["talk"], series: "conf", state: .live)
+        let device = try harness.device(for: .series("conf"))
+        let now = harness.clock.seconds
+        let flat = try harness.client().request("GET", "/api/sync/keys?session=talk").rawWithoutDate
+        let routes = [
+            ("GET", "/api/sync/keys?session=talk"), ("GET", "/api/sync/manifest?session=talk"), ("GET", "/api/sync/events?session=talk"),
+            ("GET", "/api/sync/series/conf/manifest"), ("POST", "/api/sessions/talk/diag"),
+        ]
+        for (method, target) in routes {
+            let body: [UInt8] = method == "POST" ? Array(#"{"build":"1.0","platform":"ios","online":true}"#.utf8) : []
+            let signature = try device.header(method, target, body: body.isEmpty ? nil : body, at: now).split(separator: "=").last.map(String.init) ?? ""
+            for header in [
+                "00000000000000000000000000000000;ts=99999999999999999999;sig=AAAA",
+                "\(device.id);ts=99999999999999999999;sig=\(signature)", "\(device.id);ts=9223372036854775808;sig=\(signature)",
+                "\(device.id);ts=-9223372036854775808;sig=\(signature)", "\(device.id);ts=-0;sig=\(signature)",
+                "\(device.id);ts=0\(now);sig=\(signature)", "\(device.id);ts=00\(now);sig=\(signature)", "\(device.id);ts=+\(now);sig=\(signature)",
+            ] {
+                let response = try harness.client().request(method, target, [("X-Pulse-Device", header)], body: body)
+                #expect(response.rawWithoutDate == flat, "\(method) \(target) with \(header.split(separator: ";")[1]): \(response.status)")
+            }
+        }
+        #expect(try harness.client().signed("GET", "/api/sync/keys?session=talk", by: device, at: now).status == 200)
+        #expect(try harness.client().request("GET", "/healthz").status == 200)
+    }
+
     /// A timestamp more than 300 s away is `401 staleSignature`, the same bytes for a real device, an
     /// unknown one and a revoked one: it is answered before the device is looked up.
     @Test func aStaleTimestampIsTheSame401ForEveryDevice() throws {

@@ -78,6 +78,52 @@ import Testing
         }
     }
 
+    /// Issue 17, item 1: `ts` is parsed with its bounds checked before any arithmetic. Twenty digits (the
+    /// probe's one request that killed the server: the digits were accumulated in an Int64 before their
+    /// count was checked), 2^63, signs, -0: nil, never a trap.
+    @Test func timestampsOfAnyLengthOrSignAreRefusedWithoutOverflow() {
+        let id = "00000000000000000000000000000000"
+        let sig = Base64URL.encode([UInt8](repeating: 7, count: 64))
+        #expect(DeviceSignature.parse(Array("\(id);ts=99999999999999999999;sig=AAAA".utf8)) == nil)
+        for ts in [
+            "99999999999999999999", "9223372036854775807", "9223372036854775808", "18446744073709551616", "1" + String(repeating: "0", count: 19),
+            String(repeating: "9", count: 13), String(repeating: "9", count: 40), "-0", "+0", "-1", "+1796112000", "0x10", "1e9", " 1", "1 ",
+            "1_796_112_000", "١٢٣",
+        ] {
+            #expect(DeviceSignature.parse(Array("\(id);ts=\(ts);sig=\(sig)".utf8)) == nil, "ts=\(ts)")
+        }
+        // The whole range that is allowed still parses, to its last value.
+        for (ts, value) in [("0", 0), ("5", 5), ("1796112000", 1_796_112_000), ("999999999999", 999_999_999_999)] as [(String, Int64)] {
+            #expect(DeviceSignature.parse(Array("\(id);ts=\(ts);sig=\(sig)".utf8))?.timestamp == value, "ts=\(ts)")
+        }
+    }
+
+    /// Issue 17, item 2: the canonical string holds `ts` exactly as the header wrote it, and only a canonical
+    /// decimal is accepted, so one signature is valid for one header text: `ts=01796112000` with a signature
+    /// over `1796112000` (what the re-formatting canonical string accepted) is refused, and so is a signature
+    /// over the zero-padded text itself.
+    @Test func aTimestampIsSignedAsWrittenAndOnlyInItsCanonicalForm() throws {
+        let key = try P256.PrivateKey()
+        let id = try DeviceID.generate()
+        let target = "/api/sync/keys?session=keynote"
+        let signed = try DeviceSignature.sign(method: "GET", target: target, deviceId: id, key: key, at: Self.exampleTimestamp)
+        let sig = Base64URL.encode(signed.signature)
+        let good = try #require(DeviceSignature.parse(Array("\(id);ts=1796112000;sig=\(sig)".utf8)))
+        #expect(good.isValid(for: good.canonical(method: "GET", target: Array(target.utf8), body: nil), key: key.publicKey))
+        #expect(good.timestampText == Array("1796112000".utf8))
+        for padded in ["01796112000", "001796112000", "00"] {
+            #expect(DeviceSignature.parse(Array("\(id);ts=\(padded);sig=\(sig)".utf8)) == nil, "ts=\(padded)")
+        }
+        // Signed over the padded text as written: still not a canonical decimal, still refused.
+        let paddedCanonical = DeviceSignature.canonical(method: "GET", target: Array(target.utf8), timestampText: Array("01796112000".utf8), body: nil)
+        let paddedSig = Base64URL.encode(try key.signature(for: paddedCanonical))
+        #expect(DeviceSignature.parse(Array("\(id);ts=01796112000;sig=\(paddedSig)".utf8)) == nil)
+        // The canonical string is built from the header's bytes, not from the number.
+        var reformatted = good
+        reformatted.timestampText = Array("01796112000".utf8)
+        #expect(!reformatted.isValid(for: reformatted.canonical(method: "GET", target: Array(target.utf8), body: nil), key: key.publicKey))
+    }
+
     /// The header's own base64url decoder (a fast path) agrees with `Base64URL.decode` on every input.
     @Test func theHeadersBase64URLDecoderAgreesWithPulseCrypto() {
         var generator = SystemRandomNumberGenerator()

@@ -68,9 +68,9 @@ import Testing
             #expect(csv.header("content-type") == "text/csv; charset=utf-8")
             let lines = csv.text.split(separator: "\r\n").map(String.init)
             #expect(lines.first == StaffReport.csvHeader && lines.count == 3)
-            #expect(lines.contains { $0.hasPrefix("\(phone.id),Ada's iPhone,ios,2.4.2,2,0,") })
-            // A device name that a spreadsheet would run as a formula is defused.
-            #expect(lines.contains { $0.hasPrefix("\(tablet.id),'=cmd|' /C calc'!A0,android,2.4.2,1,1,") })
+            #expect(lines.contains { $0.hasPrefix("\(phone.id),\"Ada's iPhone\",ios,2.4.2,2,0,") })
+            // A device name that a spreadsheet would run as a formula is defused (and quoted: it holds separators).
+            #expect(lines.contains { $0.hasPrefix("\(tablet.id),\"'=cmd|' /C calc'!A0\",android,2.4.2,1,1,") })
         }
     }
 

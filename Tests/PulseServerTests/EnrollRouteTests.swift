@@ -158,6 +158,29 @@ import Testing
         #expect(try harness.storage.devices().isEmpty)
     }
 
+    /// Issue 17, item 4: characters that reorder or break a listing line are refused in a name at enrollment
+    /// (400 naming the field) and in a diag sample's build; names people really use (quotes, emoji joined with
+    /// U+200D, right-to-left script) are kept.
+    @Test func namesThatWouldFakeListingLinesAreRefused() throws {
+        let harness = try SyncHarness()
+        try harness.seed(["talk"], state: .live)
+        let code = try harness.code(.session("talk"))
+        let hidden: [UInt32] = [0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069, 0x2028, 0x2029,
+                                0x200e, 0x200f, 0x061c, 0x0000, 0x0009, 0x000a, 0x000d, 0x001b, 0x007f, 0x0085, 0x009b, 0x200b, 0x2060, 0xfeff]
+        for value in hidden {
+            let name = "Ada" + String(Character(Unicode.Scalar(value)!)) + "phone"
+            let response = try harness.client().request("POST", "/api/sync/enroll", body: TestDevice.enrollBody(token: code, key: try P256.PrivateKey(), name: name))
+            #expect(response.status == 400 && response.json == ["error": "badRequest", "field": "name"], "U+\(String(value, radix: 16)): \(response.text)")
+        }
+        #expect(try harness.storage.devices().isEmpty)
+        let device = try harness.enroll(code, name: #"Ada "work" 👩‍💻 phone — هاتف"#)
+        for value in [0x202e, 0x2028] as [UInt32] {
+            let body = JSONValue.object(["build": .string("2.4" + String(Character(Unicode.Scalar(value)!)) + "1"), "platform": "ios", "online": true]).canonicalBytes
+            let response = try harness.client().signed("POST", "/api/sessions/talk/diag", by: device, at: harness.clock.seconds, body: body)
+            #expect(response.status == 400 && response.json == ["error": "badRequest", "field": "build"])
+        }
+    }
+
     @Test func enrollmentsAreRateLimitedPerClientAddress() throws {
         let harness = try SyncHarness(configure: { $0.enrollLimit = RateLimit(rate: 1, burst: 3) })
         try harness.seed(["talk"])

@@ -195,13 +195,13 @@ extension MultiInstanceTests {
     }
 
     /// Three instances started together on a database of schema version 1 holding an event: exactly one
-    /// migrates it (the others wait on the migration lock and find version 2), and the event goes on: the
-    /// device enrolled under version 1 fetches its keys through every instance, and an enrollment asked again
-    /// (what version 2 adds) gets the device it made.
+    /// migrates it (the others wait on the migration lock and find the newest version), and the event goes on:
+    /// the device enrolled under version 1 fetches its keys through every instance, and an enrollment asked
+    /// again (what version 2 adds) gets the device it made.
     ///
-    /// The version 1 database is this program's, taken back to version 1 (version 2's objects dropped, the
-    /// old index put back), and checked to have exactly the tables, indexes, functions and triggers of a
-    /// database that only ever ran migration 1.
+    /// The version 1 database is this program's, taken back to version 1 (version 3's columns, index and
+    /// trigger function undone, version 2's objects dropped, the old index put back), and checked to have
+    /// exactly the tables, indexes, functions and triggers of a database that only ever ran migration 1.
     @Test func instancesStartingTogetherOnAVersion1DatabaseMigrateItOnce() throws {
         let cluster = try PostgresCluster.shared()
         let database = try cluster.createDatabase("older")
@@ -218,6 +218,18 @@ extension MultiInstanceTests {
         }
         let db = try PostgresConnection(database.configuration)
         try db.execute("""
+            ALTER TABLE credentials DROP COLUMN enroll_rate, DROP COLUMN enroll_burst, DROP COLUMN max_streams;
+            DROP INDEX devices_enrolled;
+            CREATE OR REPLACE FUNCTION pulse_notify_credential_update() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                PERFORM pg_notify('pulse_changes', CASE
+                    WHEN (OLD.hash, OLD.listing_id, OLD.kind, OLD.scope_kind, OLD.scope_id, OLD.max_devices, OLD.created_at,
+                          OLD.expires_at, OLD.revoked_at)
+                        IS NOT DISTINCT FROM (NEW.hash, NEW.listing_id, NEW.kind, NEW.scope_kind, NEW.scope_id, NEW.max_devices,
+                          NEW.created_at, NEW.expires_at, NEW.revoked_at)
+                    THEN 'credentials:ENROLL' ELSE 'credentials:UPDATE' END);
+                RETURN NULL;
+            END $$;
             DROP FUNCTION pulse_enroll(bigint, bytea, text, bytea, text, text);
             DROP TABLE certificate_keys;
             DROP INDEX devices_credential_key;
@@ -229,10 +241,11 @@ extension MultiInstanceTests {
         #expect(try Self.catalog(database) == (try Self.catalog(reference)))
 
         let fleet = try InstanceFleet(database, count: 3)
-        let migrated = fleet.servers.filter { $0.errorLines.contains { $0.contains("migrated the database schema from version 1 to 2") } }
+        let newest = PostgresStorage.migrations.count
+        let migrated = fleet.servers.filter { $0.errorLines.contains { $0.contains("migrated the database schema from version 1 to \(newest)") } }
         #expect(migrated.count == 1, "\(fleet.servers.map(\.errorLines))")
         let versions = try PostgresConnection(database.configuration).query("SELECT version FROM schema_version ORDER BY version").rows.map { try $0.int(0) }
-        #expect(versions == [1, 2])
+        #expect(versions == Array(1...newest))
 
         let device = TestDevice(id: deviceId, key: key)
         for instance in 0..<3 {

@@ -109,6 +109,92 @@ import Testing
         }
     }
 
+    /// Issue 17, item 1, on the real executable: the probe's header (`ts` of 20 digits, no credential
+    /// needed) once killed the process with a runtime trap on any device route (and, with the default
+    /// backtracer, stalled every connection for ~30 s first). Now each route answers the flat 404 and the
+    /// process keeps serving.
+    @Test func theProbesOneRequestNoLongerKillsTheServer() throws {
+        let folder = try TemporaryFolder()
+        let data = folder.url.appendingPathComponent("data").path
+        let server = try ServerProcess(data: data, ["--access-log", "off"])
+        let header = ("X-Pulse-Device", "00000000000000000000000000000000;ts=99999999999999999999;sig=AAAA")
+        for (method, target) in [
+            ("GET", "/api/sync/keys?session=keynote"), ("GET", "/api/sync/manifest?session=keynote"), ("GET", "/api/sync/events?session=keynote"),
+            ("GET", "/api/sync/series/x/manifest"), ("POST", "/api/sessions/keynote/diag"),
+        ] {
+            let response = try server.client(timeout: 5).request(method, target, [header], body: method == "POST" ? [0x7b, 0x7d] : [])
+            #expect(response.status == 404 && response.json == ["error": "notFound"], "\(method) \(target): \(response.status)")
+        }
+        #expect(try server.client(timeout: 5).request("GET", "/healthz").status == 200)
+        #expect(server.process.isRunning)
+    }
+
+    /// Issue 17, item 1 (crash policy): a server killed with SIGKILL in the middle of writes (enrollments,
+    /// advances, diag samples, each answered once committed) starts again on its data folder with the same
+    /// command and no manual step: the WAL left behind is recovered on open, the folder check passes, every
+    /// answered write is there, and it serves at once.
+    @Test func aServerKilledWithSIGKILLStartsAgainOnItsDataFolder() throws {
+        let folder = try TemporaryFolder()
+        let data = folder.url.appendingPathComponent("data").path
+        let dataFolder = try DataFolder.prepare(data)
+        let codes = try {
+            let storage = try dataFolder.openStorage(connections: 2)
+            try TestContent.seed(storage, "talk", state: .live)
+            return try (0..<1200).map { _ in try Administration(storage: storage).createDeviceCode(scope: .session("talk")).text }
+        }()
+        let staff = try #require(CLI.run(["admin", "staff-token", "create", "--data", data]).out.first)
+        let arguments = ["--access-log", "off", "--enroll-rate", "100000", "--enroll-burst", "100000"]
+        var server = try ServerProcess(data: data, arguments)
+        let auth = [("Authorization", "Bearer \(staff)")]
+        #expect(try server.client().request("POST", "/api/staff/sessions/talk/advance", auth, body: Array(#"{"maxShown":1}"#.utf8)).status == 200)
+        // Writes from four clients until the kill; each answered one is remembered.
+        let answered = Lines()
+        let killed = Mutex(false)
+        let running = server
+        DispatchQueue.concurrentPerform(iterations: 4) { worker in
+            for step in 0..<400 {
+                if killed.withLock({ $0 }) { return }
+                let key = try? P256.PrivateKey()
+                let response: RawHTTPResponse?
+                if worker == 0 {
+                    response = try? running.client(timeout: 5).request(
+                        "POST", "/api/staff/sessions/talk/advance", auth, body: Array(#"{"maxShown":\#(2 + step)}"#.utf8))
+                    if response?.status == 200 { answered.add(out: "advance \(2 + step)") }
+                } else {
+                    let code = codes[(worker - 1) * 400 + step]
+                    response = try? running.client(timeout: 5).request("POST", "/api/sync/enroll", body: TestDevice.enrollBody(token: code, key: key!))
+                    if response?.status == 200, let id = response?.json?["deviceId"]?.stringValue { answered.add(out: "device \(id)") }
+                }
+                killed.withLock { done in
+                    if !done && answered.out.count >= 60 {
+                        done = true
+                        running.signal(SIGKILL)
+                    }
+                }
+            }
+        }
+        #expect(server.waitForExit(within: 5) != nil)
+        #expect(killed.withLock { $0 })
+        #expect(FileManager.default.fileExists(atPath: data + "/pulse-server.sqlite-wal"))
+
+        // The same command again: it starts, serves, and holds every answered write.
+        server = try ServerProcess(data: data, arguments)
+        #expect(try server.client().request("GET", "/healthz").status == 200)
+        let devices = Set(try #require(try server.client().request("GET", "/api/staff/devices", auth).json?.arrayValue).compactMap { $0["id"]?.stringValue })
+        let session = try server.client().request("GET", "/api/staff/sessions/talk", auth).json
+        let highest = answered.out.compactMap { $0.hasPrefix("advance ") ? Int($0.dropFirst(8)) : nil }.max() ?? 1
+        #expect((session?["maxShown"]?.intValue ?? -1) >= min(highest, 9), "frontier \(String(describing: session?["maxShown"])) after answered advances up to \(highest)")
+        for line in answered.out where line.hasPrefix("device ") {
+            #expect(devices.contains(String(line.dropFirst(7))), "answered \(line) is missing after the restart")
+        }
+        let device = try #require(answered.out.first { $0.hasPrefix("device ") }).dropFirst(7)
+        #expect(devices.contains(String(device)))
+        #expect(try server.client().request("POST", "/api/staff/sessions/talk/advance", auth, body: Array(#"{"maxShown":9}"#.utf8)).status == 200)
+        server.signal(SIGTERM)
+        #expect(server.waitForExit(within: 10) == 0)
+        try KillDuringEnrollTests.checkConsistent(dataFolder.databasePath)
+    }
+
     /// Log rotation: the file is moved away, SIGHUP (or SIGUSR1) opens a new one; SIGUSR2 is ignored.
     @Test func signalsReopenTheAccessLog() throws {
         let folder = try TemporaryFolder()

@@ -1,0 +1,42 @@
+import Foundation
+import PulseSystem
+
+/// Scripts/keepalive-clients: a steady keep-alive load from a separate process (its sockets and its time are
+/// not the test process's), and every request that got no answer: which connection, which request on it, when.
+struct KeepAliveLoad {
+    struct Result {
+        var answered: Int
+        var statuses: [String: Int]
+        var connectErrors: Int
+        /// One line per request without an answer, as the script printed it.
+        var drops: [String]
+    }
+
+    var port: UInt16
+    var connections: Int
+    var seconds: Double
+    var path = "/"
+
+    func run() throws -> Result {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Scripts/keepalive-clients")
+        let process = Process()
+        let output = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "python3", script.path, "--port", "\(port)", "--path", path, "--connections", "\(connections)",
+            "--seconds", "\(seconds)",
+        ]
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        guard process.terminationStatus == 0, let first = lines.first,
+              let totals = try JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any]
+        else { throw RawHTTPConnection.Failure("keepalive-clients failed (exit \(process.terminationStatus)): \(lines.first ?? "")") }
+        return Result(
+            answered: totals["answered"] as? Int ?? 0, statuses: totals["statuses"] as? [String: Int] ?? [:],
+            connectErrors: totals["connect_errors"] as? Int ?? 0, drops: Array(lines.dropFirst()))
+    }
+}
