@@ -31,6 +31,8 @@ let package = Package(
         .library(name: "PulsePack", targets: ["PulsePack"]),
     ],
     targets: [
+        // Each target sits under the comment of its layer; Scripts/check/layering reads them (and fails on a
+        // target under none), so what may import C, hold a pointer or call libc follows this file.
         // C, bottom: module map + shim header + pkg-config name.
         systemLibrary("COpenSSL", pkgConfig: "libcrypto", apt: "libssl-dev"),
         systemLibrary("CZlib", pkgConfig: "zlib", apt: "zlib1g-dev"),
@@ -45,28 +47,28 @@ let package = Package(
         target("PulsePDF", ["CQPDF", "CZlib", "PulseCrypto"]),
         target("PulseImage", ["CZlib"]),
         target("PulseHTTPServer", ["CMicroHTTPD"]),
-        target("PulseSystem", []),  // execv; a raw HTTP/1.1 client over a socket (pulse-conformance, pulse-device's event stream, the HTTP tests)
+        target("PulseSystem", []),  // files (atomic writes, locks, errno text: restic's internal/fs), processes, clocks, execv; a raw HTTP/1.1 client over a socket (pulse-conformance, pulse-device's event stream, the HTTP tests)
         target("PulseSQLite", ["CSQLite"]),
-        target("PulsePostgres", ["CPostgres"]),
+        target("PulsePostgres", ["CPostgres", "PulseSystem"]),
         target("PulseQR", ["CQRencode"]),  // the module matrix from libqrencode (its SVG drawing is in PulseHTML)
         // A throwaway PostgreSQL cluster (initdb in a temp folder) for the tests of every module that needs one.
         target("PulsePostgresTesting", ["PulsePostgres"]),
 
         // Pure-Swift domain.
         target("PulseCore", ["PulseCrypto", "PulseCommandLine"]),  // PulseCommandLine: Suggestion for unknown fields
-        target("PulseStore", ["PulseCore", "PulseCrypto"]),
+        target("PulseStore", ["PulseCore", "PulseCrypto", "PulseSystem"]),
         target("PulseCommandLine", []),
         target("PulseHTML", ["PulseQR"]),  // the typed HTML/SVG builder (and QR codes as SVG nodes): text escaped by construction (docs/building-blocks.md)
         target("PulseMetrics", []),  // Prometheus registry: lock-free counters, gauges, histograms; /proc/self
-        target("PulseAge", ["PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine"]),
-        target("PulseOps", ["PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine"]),
-        target("PulseOrigin", ["PulseHTTPServer", "PulseStore", "PulseCore", "PulseCrypto", "PulseCommandLine"]),
+        target("PulseAge", ["PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine", "PulseSystem"]),
+        target("PulseOps", ["PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine", "PulseSystem"]),
+        target("PulseOrigin", ["PulseHTTPServer", "PulseStore", "PulseCore", "PulseCrypto", "PulseCommandLine", "PulseSystem"]),
         target("PulsePack", [
             "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseImage", "PulseCommandLine", "PulseAge", "PulseSystem",
         ]),
         target("PulseServer", [
             "PulseSQLite", "PulsePostgres", "PulseCore", "PulseCrypto", "PulseStore", "PulseAge", "PulseCommandLine", "PulseHTTPServer",
-            "PulseOrigin",
+            "PulseOrigin", "PulseSystem",
         ]),
         // The reference app client (an app could embed it; the key behind `DeviceKey`), and the contract suite.
         target("PulseDevice", ["PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine", "PulseSystem"]),
@@ -81,7 +83,7 @@ let package = Package(
         .executableTarget(name: "pulse-device", dependencies: ["PulseDevice"], swiftSettings: swiftSettings),
         .executableTarget(name: "pulse-conformance", dependencies: ["PulseConformance"], swiftSettings: swiftSettings),
         // Scripts/bench-verify: ES256 verifies per second, measured next to `openssl speed ecdsap256`.
-        .executableTarget(name: "pulse-bench-verify", dependencies: ["PulseCrypto", "PulseCommandLine"], swiftSettings: swiftSettings),
+        .executableTarget(name: "pulse-bench-verify", dependencies: ["PulseCrypto", "PulseCommandLine", "PulseSystem"], swiftSettings: swiftSettings),
         // Scripts/bench-blocks: PulseHTML's render of a 10,000-row table, PulseMetrics' ns per operation.
         .executableTarget(name: "pulse-bench-blocks", dependencies: ["PulseHTML", "PulseMetrics", "PulseCommandLine"], swiftSettings: swiftSettings),
 
@@ -93,6 +95,7 @@ let package = Package(
         testTarget("PulseMetricsTests", ["PulseMetrics"]),
         testTarget("PulseAgeTests", ["PulseAge", "PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine"]),
         testTarget("PulseOpsTests", ["PulseOps", "PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine"]),
+        testTarget("PulseSystemTests", ["PulseSystem"]),
         testTarget("PulseHTTPServerTests", ["PulseHTTPServer", "PulseSystem"]),
         testTarget("PulseOriginTests", ["PulseOrigin", "PulseHTTPServer", "PulseCrypto", "PulseCommandLine", "PulseSystem"]),
         testTarget("PulseSQLiteTests", ["PulseSQLite"]),

@@ -62,9 +62,7 @@ public struct AgeIdentity: Sendable, CustomStringConvertible, CustomDebugStringC
 
     /// The secret `AGE-SECRET-KEY-1…` form, for writing an identity file. Never log it.
     public var secretKeyString: String {
-        var bytes = privateKey.withUnsafeBytes { Array($0) }
-        defer { SecretBytes.wipe(&bytes) }
-        return Bech32.encode(hrp: Self.hrp, data: bytes).uppercased()
+        privateKey.withCopiedBytes { Bech32.encode(hrp: Self.hrp, data: $0) }.uppercased()
     }
 
     /// An identity file like age-keygen writes: created/public-key comments, then the secret line.

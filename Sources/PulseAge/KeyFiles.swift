@@ -1,6 +1,7 @@
 import Foundation
 import PulseCommandLine
 import PulseStore
+import PulseSystem
 
 /// File reads and 0600 writes for the `keys` commands, with one-line errors.
 enum KeyFiles {
@@ -13,7 +14,7 @@ enum KeyFiles {
             defer { try? handle.close() }
             data = try handle.read(upToCount: limit + 1) ?? Data()
         } catch {
-            throw KeysFailure(url.path, "cannot read: \(AtomicFile.reason(error))", code: ExitCode.failure)
+            throw KeysFailure(url.path, "cannot read: \(Errno.describe(error))", code: ExitCode.failure)
         }
         guard data.count <= limit else {
             throw KeysFailure(url.path, "is over \(AgeLimits.describe(limit)), the limit for \(what)", code: ExitCode.dataError)
@@ -29,17 +30,15 @@ enum KeyFiles {
     /// Creates `url` with `bytes` and `mode`, refusing to replace an existing file even if one
     /// appears meanwhile: the content is staged atomically, then hard-linked to its name.
     static func create(_ bytes: [UInt8], at url: URL, mode: mode_t) throws {
-        guard !FileManager.default.fileExists(atPath: url.path) else {
-            throw KeysFailure(url.path, "exists; refusing to overwrite it", code: 1)
+        let exists = KeysFailure(url.path, "exists; refusing to overwrite it", code: 1)
+        guard !FileManager.default.fileExists(atPath: url.path) else { throw exists }
+        let created: Bool
+        do throws(PathError) { created = try FileSystem.createNew(url.path, with: bytes, mode: mode) } catch where error.path == url.path {
+            throw KeysFailure(url.path, error.errno.description, code: 1)  // the link
+        } catch {
+            throw StoreError(error)  // the staged copy
         }
-        let staging = url.deletingLastPathComponent().appendingPathComponent(".tmp-new-\(UUID().uuidString)")
-        try AtomicFile.write(bytes, to: staging, mode: mode)
-        defer { unlink(staging.path) }
-        guard link(staging.path, url.path) == 0 else {
-            let code = errno
-            throw KeysFailure(url.path, code == EEXIST ? "exists; refusing to overwrite it" : String(cString: strerror(code)), code: 1)
-        }
-        try AtomicFile.syncFolder(url.deletingLastPathComponent())
+        guard created else { throw exists }
     }
 
 }

@@ -1,9 +1,29 @@
 import COpenSSL
 import Foundation
 
-/// Slicing, encoding and AES-256-GCM for keys held in `SecretBytes`, so that callers outside this module
-/// never hold key material in a plain array.
+/// Slicing, copying, encoding and AES-256-GCM for keys held in `SecretBytes`, so that callers outside this
+/// module never touch a pointer and hold key material in a plain array only where an API wants one.
 extension SecretBytes {
+    /// The first `count` bytes (all of them if there are fewer), as a plain array: a header to sniff (what
+    /// kind of file a decrypted slide is), never key material. Negative counts take nothing.
+    public func prefix(_ count: Int) -> [UInt8] {
+        withUnsafeBytes { Array($0.prefix(max(count, 0))) }
+    }
+
+    /// A copy in a plain array, for an API that keeps one (a PEM key stored in the database). The caller owns
+    /// it and wipes it (`SecretBytes.wipe`) when done; `withCopiedBytes` does that itself.
+    public func copyBytes() -> [UInt8] {
+        withUnsafeBytes { Array($0) }
+    }
+
+    /// `body` with a copy in a plain array, for one call of an API that takes arrays; the copy is wiped when
+    /// `body` returns or throws (copies `body` makes of it are its own).
+    public func withCopiedBytes<Result>(_ body: ([UInt8]) throws -> Result) rethrows -> Result {
+        var copy = copyBytes()
+        defer { SecretBytes.wipe(&copy) }
+        return try body(copy)
+    }
+
     /// Bytes `range` as a secret of their own (a key and a nonce cut from one derivation).
     public func subrange(_ range: Range<Int>) -> SecretBytes {
         precondition(range.lowerBound >= 0 && range.upperBound <= count, "range outside the secret")
@@ -36,12 +56,6 @@ extension AES256GCM {
     private static func withPlainCopies<R>(
         _ key: SecretBytes, _ nonce: SecretBytes, _ body: ([UInt8], [UInt8]) throws -> R
     ) rethrows -> R {
-        var keyCopy = key.withUnsafeBytes { Array($0) }
-        var nonceCopy = nonce.withUnsafeBytes { Array($0) }
-        defer {
-            keyCopy.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) }
-            nonceCopy.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) }
-        }
-        return try body(keyCopy, nonceCopy)
+        try key.withCopiedBytes { key in try nonce.withCopiedBytes { nonce in try body(key, nonce) } }
     }
 }

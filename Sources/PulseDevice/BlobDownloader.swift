@@ -1,6 +1,7 @@
 import Foundation
 import PulseCrypto
 import PulseStore
+import PulseSystem
 
 /// Fetches one blob into the cache: from `base` (the server or a CDN) at `/api/sync/asset/<hash>`, written
 /// to `partial/<hash>` as it arrives, resumed from there with `Range` and `If-Range` (the validator the
@@ -20,14 +21,14 @@ struct BlobDownloader: Sendable {
 
     /// The download's state, touched on the transport's thread during the exchange and read after it.
     private final class Progress: @unchecked Sendable {
-        let handle: FileHandle
+        let file: File
         var hasher = SHA256Hasher()
         var written = 0
         var received = 0
         var status = 0
         var restarted = false
 
-        init(handle: FileHandle) { self.handle = handle }
+        init(file: File) { self.file = file }
     }
 
     func fetch(_ ref: AssetRef, mayRestart: Bool = true) throws -> Outcome {
@@ -35,34 +36,35 @@ struct BlobDownloader: Sendable {
         let validatorPath = partial + ".etag"
         var existing = Self.size(partial) ?? 0
         if existing > ref.bytes {
-            unlink(partial)
+            try? FileSystem.remove(partial)
             existing = 0
         }
         let validator = existing > 0 ? (try? String(contentsOfFile: validatorPath, encoding: .utf8)) : nil
-        let fd = open(partial, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw DeviceError(.storage, "\(partial): cannot create: \(String(cString: strerror(errno)))") }
-        let progress = Progress(handle: FileHandle(fileDescriptor: fd, closeOnDealloc: true))
+        let file: File
+        do throws(PathError) { file = try File.open(partial, .readWrite, creatingWith: 0o600) } catch {
+            throw DeviceError(.storage, "\(partial): cannot create: \(error.errno)")
+        }
+        let progress = Progress(file: file)
         if existing > 0 {
-            do {
-                try progress.handle.seek(toOffset: 0)
-                var left = existing
-                while left > 0, let chunk = try progress.handle.read(upToCount: min(left, 1 << 20)), !chunk.isEmpty {
+            do throws(PathError) {
+                while progress.written < existing {
+                    let chunk = try file.read(upTo: min(existing - progress.written, 1 << 20), at: progress.written)
+                    guard !chunk.isEmpty else { break }
                     progress.hasher.update(chunk)
-                    left -= chunk.count
+                    progress.written += chunk.count
                 }
-                guard left == 0 else { throw DeviceError(.storage, "\(partial) shrank while it was read") }
-            } catch let error as DeviceError { throw error } catch {
-                throw DeviceError(.storage, "\(partial): cannot read: \(AtomicFile.reason(error))")
+            } catch {
+                throw DeviceError(.storage, "\(partial): cannot read: \(error.errno)")
             }
-            progress.written = existing
+            guard progress.written == existing else { throw DeviceError(.storage, "\(partial) shrank while it was read") }
             if existing == ref.bytes {
                 // Complete but never installed (the sync stopped right there): no request needed if it checks out.
                 if Hex.encode(progress.hasher.finalize()) == ref.hash {
-                    try install(progress.handle, fd: fd, partial: partial, validatorPath: validatorPath, hash: ref.hash)
+                    try install(file, partial: partial, validatorPath: validatorPath, hash: ref.hash)
                     return Outcome(received: 0, resumedFrom: existing)
                 }
-                unlink(partial)
-                unlink(validatorPath)
+                try? FileSystem.remove(partial)
+                try? FileSystem.remove(validatorPath)
                 return try fetch(ref, mayRestart: mayRestart)
             }
         }
@@ -83,17 +85,16 @@ struct BlobDownloader: Sendable {
                     guard let range = headers["content-range"], Self.rangeStart(range, total: ref.bytes) == resumeFrom else {
                         throw DeviceError(.server, "\(what): 206 with Content-Range \(headers["content-range"] ?? "none"), expected bytes \(resumeFrom)-…/\(ref.bytes)")
                     }
-                    try progress.handle.seek(toOffset: UInt64(resumeFrom))
                 case 200:
                     // The whole blob (a first download, or the server did not honour the range): start over.
                     if progress.written > 0 { progress.restarted = true }
-                    try progress.handle.truncate(atOffset: 0)
+                    try progress.file.truncate(to: 0)
                     progress.hasher = SHA256Hasher()
                     progress.written = 0
                     if let etag = headers["etag"] {
                         try AtomicFile.write(Array(etag.utf8), to: URL(fileURLWithPath: validatorPath), mode: 0o600)
                     } else {
-                        unlink(validatorPath)
+                        try? FileSystem.remove(validatorPath)
                     }
                 case 404:
                     throw DeviceError(.server, "\(what): 404, the server or CDN does not hold this blob (was the package pushed?)")
@@ -104,7 +105,7 @@ struct BlobDownloader: Sendable {
                 guard progress.written + bytes.count <= ref.bytes else {
                     throw DeviceError(.integrity, "\(what): longer than the \(ref.bytes) bytes the manifest says; not kept")
                 }
-                try progress.handle.write(contentsOf: bytes)
+                try progress.file.write(bytes, at: progress.written)
                 progress.hasher.update(bytes)
                 progress.written += bytes.count
                 progress.received += bytes.count
@@ -115,8 +116,8 @@ struct BlobDownloader: Sendable {
             throw DeviceError(.network, "\(what): the answer ended after \(progress.written) of \(ref.bytes) bytes (kept for resuming)")
         }
         guard Hex.encode(progress.hasher.finalize()) == ref.hash else {
-            unlink(partial)
-            unlink(validatorPath)
+            try? FileSystem.remove(partial)
+            try? FileSystem.remove(validatorPath)
             if outcome.resumedFrom > 0 && mayRestart {
                 // The kept part and the rest do not fit together: fetch it whole once.
                 let again = try fetch(ref, mayRestart: false)
@@ -126,29 +127,23 @@ struct BlobDownloader: Sendable {
             }
             throw DeviceError(.integrity, "\(what): the bytes served do not hash to the blob's name; not kept")
         }
-        try install(progress.handle, fd: fd, partial: partial, validatorPath: validatorPath, hash: ref.hash)
+        try install(file, partial: partial, validatorPath: validatorPath, hash: ref.hash)
         return outcome
     }
 
-    /// fsync, read-only, renamed into `blobs/` (the folder is fsynced once per sync, before the commit).
-    private func install(_ handle: FileHandle, fd: Int32, partial: String, validatorPath: String, hash: String) throws {
-        do {
-            try handle.synchronize()
-            guard fchmod(fd, 0o444) == 0 else { throw DeviceError(.storage, "\(partial): chmod: \(String(cString: strerror(errno)))") }
-            guard rename(partial, cache.blobs.path(for: hash)) == 0 else {
-                throw DeviceError(.storage, "\(partial): cannot move into blobs/: \(String(cString: strerror(errno)))")
-            }
-            unlink(validatorPath)
-        } catch let error as DeviceError { throw error } catch {
-            throw DeviceError(.storage, "\(partial): \(AtomicFile.reason(error))")
+    /// Read-only, fsynced, renamed into `blobs/` (the folder is fsynced once per sync, before the commit):
+    /// the second half of an atomic write, for a file that was written as it arrived.
+    private func install(_ file: File, partial: String, validatorPath: String, hash: String) throws {
+        do throws(PathError) { try TempFile(adopting: file).finish(mode: 0o444) } catch {
+            throw DeviceError(.storage, "\(partial): \(error.operation): \(error.errno)")
         }
+        do throws(PathError) { try FileSystem.rename(partial, to: cache.blobs.path(for: hash)) } catch {
+            throw DeviceError(.storage, "\(partial): cannot move into blobs/: \(error.errno)")
+        }
+        try? FileSystem.remove(validatorPath)
     }
 
-    static func size(_ path: String) -> Int? {
-        var info = stat()
-        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-        return Int(info.st_size)
-    }
+    static func size(_ path: String) -> Int? { FileInfo.sizeOfRegularFile(path) }
 
     /// The first byte of `Content-Range: bytes a-b/total` when the total is `total`; nil otherwise.
     static func rangeStart(_ header: String, total: Int) -> Int? {

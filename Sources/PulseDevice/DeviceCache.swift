@@ -1,6 +1,7 @@
 import Foundation
 import PulseCrypto
 import PulseStore
+import PulseSystem
 
 /// The cache half of the device folder: manifests exactly as served, blobs exactly as served (ciphertext
 /// is never decrypted to disk), the commit point `cache.json`, and garbage collection across every cached
@@ -24,7 +25,7 @@ public struct DeviceCache: Sendable {
         let url = folder.manifestsURL.appendingPathComponent(entry.file)
         let bytes: [UInt8]
         do { bytes = Array(try Data(contentsOf: url)) } catch {
-            throw DeviceError(.storage, "\(url.path): cannot read the cached manifest of \(key): \(AtomicFile.reason(error))")
+            throw DeviceError(.storage, "\(url.path): cannot read the cached manifest of \(key): \(Errno.describe(error))")
         }
         guard SHA256.hex(bytes) == entry.file else {
             throw DeviceError(.integrity, "\(url.path): the cached manifest of \(key) does not hash to its name (damaged)")
@@ -79,7 +80,7 @@ public struct DeviceCache: Sendable {
             let path = folder.blobsURL.appendingPathComponent(name).path
             if name.hasPrefix(".tmp-") || (Hex.isDigestName(name) && !referenced.contains(name)) {
                 let size = blobs.size(of: name) ?? 0
-                if unlink(path) == 0, !name.hasPrefix(".tmp-") {
+                if (try? FileSystem.remove(path)) != nil, !name.hasPrefix(".tmp-") {
                     garbage.blobs += 1
                     garbage.bytes += size
                 }
@@ -87,7 +88,7 @@ public struct DeviceCache: Sendable {
         }
         let named = Set(index.entries.values.map(\.file))
         for name in (try? files.contentsOfDirectory(atPath: folder.manifestsURL.path)) ?? [] where !named.contains(name) {
-            if unlink(folder.manifestsURL.appendingPathComponent(name).path) == 0, !name.hasPrefix(".tmp-") { garbage.manifests += 1 }
+            if (try? FileSystem.remove(folder.manifestsURL.appendingPathComponent(name).path)) != nil, !name.hasPrefix(".tmp-") { garbage.manifests += 1 }
         }
         for name in (try? files.contentsOfDirectory(atPath: folder.partialURL.path)) ?? [] {
             let hash = String(name.prefix(64))
@@ -95,7 +96,7 @@ public struct DeviceCache: Sendable {
             let modified = (try? files.attributesOfItem(atPath: url.path)[.modificationDate] as? Date) ?? now
             let stale = now.timeIntervalSince(modified) > 86_400 && !referenced.contains(hash)
             if blobs.size(of: hash) != nil || stale || !Hex.isDigestName(hash) {
-                if unlink(url.path) == 0, !name.hasSuffix(".etag") { garbage.partials += 1 }
+                if (try? FileSystem.remove(url.path)) != nil, !name.hasSuffix(".etag") { garbage.partials += 1 }
             }
         }
         return garbage

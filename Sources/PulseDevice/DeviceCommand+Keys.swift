@@ -64,7 +64,7 @@ extension DeviceCommand {
                 let plaintext = try keys.open(slide: slide, of: manifest, cache: context.cache)
                 let url = URL(fileURLWithPath: out)
                 do {
-                    try plaintext.withUnsafeBytes { try AtomicFile.write($0, to: url, mode: 0o600) }
+                    try AtomicFile.write(plaintext, to: url, mode: 0o600)
                 } catch {
                     throw DeviceError(.storage, "cannot write \(out): \(error)")
                 }

@@ -1,6 +1,7 @@
 import Foundation
 import PulseCommandLine
 import PulseCore
+import PulseSystem
 
 /// `pulse-device`: the reference app client on the command line, declared once (parsing, help, run).
 /// Every subcommand is a thin layer over the library types an app would embed (`Enrollment`, `Syncer`,
@@ -116,7 +117,7 @@ public struct DeviceConsole: Sendable {
 
     public static let standard: DeviceConsole = {
         var bar: (@Sendable (String) -> Void)?
-        if isatty(2) == 1 && ProcessInfo.processInfo.environment["TERM"] != "dumb" {
+        if File.standardError.isTerminal && ProcessInfo.processInfo.environment["TERM"] != "dumb" {
             bar = { text in FileHandle.standardError.write(Data(text.utf8)) }
         }
         return DeviceConsole(

@@ -1,5 +1,6 @@
 import Foundation
 import PulseStore
+import PulseSystem
 
 /// The device folder: everything one device keeps (docs/device.md, "The device folder").
 ///
@@ -38,7 +39,7 @@ public struct DeviceFolder: Sendable {
             do {
                 try FileManager.default.createDirectory(at: folder.url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             } catch {
-                throw DeviceError(.storage, "\(folder.path): cannot create the device folder: \(AtomicFile.reason(error))")
+                throw DeviceError(.storage, "\(folder.path): cannot create the device folder: \(Errno.describe(error))")
             }
         } else if !isFolder.boolValue {
             throw DeviceError(.deviceFolder, "\(folder.path) is not a folder")
@@ -49,21 +50,20 @@ public struct DeviceFolder: Sendable {
 
     /// Refuses a path that group or others may read, that another user owns, or that is a symbolic link.
     static func checkPrivate(_ path: String, isFolder: Bool) throws {
-        var info = stat()
-        guard lstat(path, &info) == 0 else {
-            throw DeviceError(.deviceFolder, "\(path): cannot inspect: \(String(cString: strerror(errno)))")
+        let info: FileInfo
+        do throws(PathError) { info = try FileInfo.ofLink(path) } catch {
+            throw DeviceError(.deviceFolder, "\(path): cannot inspect: \(error.errno)")
         }
-        let type = info.st_mode & S_IFMT
-        guard type == (isFolder ? S_IFDIR : S_IFREG) else {
+        guard info.kind == (isFolder ? .folder : .regular) else {
             throw DeviceError(.deviceFolder, "\(path): expected a \(isFolder ? "folder" : "regular file") (symbolic links are refused)")
         }
-        let mode = info.st_mode & 0o777
+        let mode = info.permissions & 0o777
         if mode & 0o077 != 0 {
             throw DeviceError(.deviceFolder,
                 "\(path) is open to group or others (mode 0\(String(mode, radix: 8))): run chmod \(isFolder ? "700" : "600") \(path)")
         }
-        if info.st_uid != geteuid() {
-            throw DeviceError(.deviceFolder, "\(path) belongs to uid \(info.st_uid), not to uid \(geteuid()) running pulse-device")
+        if info.owner != SystemProcess.effectiveUserID {
+            throw DeviceError(.deviceFolder, "\(path) belongs to uid \(info.owner), not to uid \(SystemProcess.effectiveUserID) running pulse-device")
         }
     }
 
@@ -97,20 +97,16 @@ public struct DeviceFolder: Sendable {
 
 /// An exclusive flock, released when dropped (or when the process dies, also by `kill -9`).
 final class FolderLock {
-    private let fd: Int32
+    private let lock: FileLock
 
     init(path: String, patience: Double) throws {
-        fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw DeviceError(.storage, "\(path): cannot create the lock file: \(String(cString: strerror(errno)))") }
-        let deadline = Date().addingTimeInterval(patience)
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            guard errno == EWOULDBLOCK || errno == EINTR, Date() < deadline else {
-                Glibc.close(fd)
-                throw DeviceError(.storage, "another pulse-device has held \(path) for \(Int(patience)) s; is a sync stuck?")
-            }
-            usleep(20_000)
+        let file: File
+        do throws(PathError) { file = try File.open(path, .readWrite, creatingWith: 0o600) } catch {
+            throw DeviceError(.storage, "\(path): cannot create the lock file: \(error.errno)")
         }
+        guard let lock = try? FileLock.acquire(file, wait: .seconds(patience)) else {
+            throw DeviceError(.storage, "another pulse-device has held \(path) for \(Int(patience)) s; is a sync stuck?")
+        }
+        self.lock = lock
     }
-
-    deinit { Glibc.close(fd) }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import PulseCore
 import PulseCrypto
+import PulseSystem
 
 /// `POST /api/sync/enroll` (contract section 1): the key pair, the one-time credential, the certificate
 /// checked against the server's published key, then `device.json` written last (the commit point).
@@ -57,7 +58,7 @@ public enum Enrollment {
         } catch {
             // A key made for an enrollment the server refused is not kept; one from an earlier attempt is, and
             // so is one whose enrollment may have committed (a network failure, a certificate that did not check).
-            if madeKey && refused { unlink(folder.keyPath) }
+            if madeKey && refused { try? FileSystem.remove(folder.keyPath) }
             throw error
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import PulseCrypto
 import PulseStore
+import PulseSystem
 
 /// A software P-256 key in a file, standing in for the secure element: PKCS#8 PEM, mode 0600, in the
 /// device folder (0700). The file is created once (never overwritten) and checked at every load: a key
@@ -22,24 +23,24 @@ public struct FileDeviceKey: DeviceKey {
     /// Makes a new key and writes it to `path` (0600, fsynced, the folder fsynced). Refuses to replace a file.
     public static func create(at path: String) throws -> FileDeviceKey {
         let key: P256.PrivateKey
-        var pem: [UInt8]
+        let pem: SecretBytes
         do {
             key = try P256.PrivateKey()
-            pem = try key.pemRepresentation().withUnsafeBytes { Array($0) }
+            pem = try key.pemRepresentation()
         } catch {
             throw DeviceError(.storage, "cannot make a P-256 key: \(error)")
         }
-        defer { SecretBytes.wipe(&pem) }
         if FileManager.default.fileExists(atPath: path) {
             throw DeviceError(.deviceFolder, "\(path) exists already; a device key is never replaced")
         }
+        let created: Bool
         do {
-            // writeTemp creates with O_EXCL: a file that appeared meanwhile is not overwritten either.
-            try AtomicFile.writeTemp(pem, to: path, mode: 0o600)
-            try AtomicFile.syncFolder(URL(fileURLWithPath: path).deletingLastPathComponent())
+            // Staged, then linked to its name: a file that appeared meanwhile is not overwritten either.
+            created = try AtomicFile.create(pem, at: URL(fileURLWithPath: path), mode: 0o600)
         } catch {
             throw DeviceError(.storage, "cannot write the device key: \(error)")
         }
+        guard created else { throw DeviceError(.deviceFolder, "\(path) exists already; a device key is never replaced") }
         return FileDeviceKey(key: key, path: path)
     }
 
@@ -48,7 +49,7 @@ public struct FileDeviceKey: DeviceKey {
         try DeviceFolder.checkPrivate(path, isFolder: false)
         var pem: [UInt8]
         do { pem = Array(try Data(contentsOf: URL(fileURLWithPath: path))) } catch {
-            throw DeviceError(.storage, "\(path): cannot read: \(AtomicFile.reason(error))")
+            throw DeviceError(.storage, "\(path): cannot read: \(Errno.describe(error))")
         }
         defer { SecretBytes.wipe(&pem) }
         do {

@@ -97,13 +97,11 @@ public struct ReleasedKeys: Sendable {
 /// What a decrypted slide is, by its first bytes (docs/manifests.md: a one-page PDF or an image).
 public enum SlideKind {
     public static func of(_ plaintext: SecretBytes) -> String {
-        plaintext.withUnsafeBytes { bytes in
-            let head = Array(bytes.prefix(12))
-            if head.starts(with: Array("%PDF".utf8)) { return "PDF" }
-            if head.starts(with: [0x89, 0x50, 0x4e, 0x47]) { return "PNG" }
-            if head.starts(with: [0xff, 0xd8, 0xff]) { return "JPEG" }
-            if head.count >= 12, head.starts(with: Array("RIFF".utf8)), Array(head[8..<12]) == Array("WEBP".utf8) { return "WebP" }
-            return "data"
-        }
+        let head = plaintext.prefix(12)
+        if head.starts(with: Array("%PDF".utf8)) { return "PDF" }
+        if head.starts(with: [0x89, 0x50, 0x4e, 0x47]) { return "PNG" }
+        if head.starts(with: [0xff, 0xd8, 0xff]) { return "JPEG" }
+        if head.count >= 12, head.starts(with: Array("RIFF".utf8)), Array(head[8..<12]) == Array("WEBP".utf8) { return "WebP" }
+        return "data"
     }
 }

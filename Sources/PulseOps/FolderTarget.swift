@@ -1,5 +1,6 @@
 import Foundation
 import PulseStore
+import PulseSystem
 
 /// A push target on a file system: a mounted origin folder or the source folder of an rsync.
 /// Every file is written atomically (temp file, fsync, rename, fsync of the folder), blobs 0444.
@@ -23,16 +24,18 @@ public struct FolderTarget: PushTarget {
 
     public func prepare() throws {
         try Self.makeFolders(root)
-        guard access(root.path, W_OK) == 0 else { throw StoreError.system(root.path, "not writable", errno: errno) }
+        do throws(PathError) { try FileSystem.checkAccess(root.path, .write) } catch {
+            throw StoreError.system(root.path, "not writable", errno: error.errno)
+        }
     }
 
     public func size(of path: String) throws -> Int? {
-        var info = stat()
-        guard stat(url(path).path, &info) == 0 else {
-            if errno == ENOENT || errno == ENOTDIR { return nil }
-            throw StoreError.system(url(path).path, "stat", errno: errno)
+        let info: FileInfo
+        do throws(PathError) { info = try FileInfo.of(url(path).path) } catch {
+            if error.errno == .noSuchFile || error.errno == .notFolder { return nil }
+            throw StoreError(error)
         }
-        return info.st_mode & S_IFMT == S_IFREG ? Int(info.st_size) : nil
+        return info.isRegularFile ? info.size : nil
     }
 
     public func read(_ path: String) throws -> Data? {
@@ -87,14 +90,14 @@ public struct FolderTarget: PushTarget {
         }
         let parent = url.deletingLastPathComponent()
         if parent.path != url.path { try makeFolders(parent) }
-        guard mkdir(url.path, 0o755) == 0 || errno == EEXIST else {
-            throw StoreError.system(url.path, "cannot create folder", errno: errno)
+        do throws(PathError) { try FileSystem.makeFolder(url.path, mode: 0o755) } catch {
+            throw StoreError.system(url.path, "cannot create folder", errno: error.errno)
         }
     }
 
     public func delete(_ path: String) throws {
-        guard unlink(url(path).path) == 0 || errno == ENOENT else {
-            throw StoreError.system(url(path).path, "cannot delete", errno: errno)
+        do throws(PathError) { try FileSystem.removeIfPresent(url(path).path) } catch {
+            throw StoreError.system(url(path).path, "cannot delete", errno: error.errno)
         }
     }
 

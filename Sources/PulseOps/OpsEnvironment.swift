@@ -1,4 +1,5 @@
 import Foundation
+import PulseSystem
 
 /// What the push and gc commands take from the process: environment variables, home folder, output
 /// streams, the clock. Tests pass their own; `OpsEnvironment.process` is the real one.
@@ -33,6 +34,6 @@ public struct OpsEnvironment: Sendable {
             home: variables["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path,
             standardOutput: { print($0) },
             standardError: { FileHandle.standardError.write(Data($0.utf8)) },
-            errorIsTerminal: isatty(STDERR_FILENO) == 1 && variables["TERM"] != "dumb")
+            errorIsTerminal: File.standardError.isTerminal && variables["TERM"] != "dumb")
     }
 }

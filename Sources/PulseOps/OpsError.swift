@@ -2,6 +2,7 @@ import Foundation
 import PulseCommandLine
 import PulseCore
 import PulseStore
+import PulseSystem
 
 /// A push or gc failure, printed as one line: what went wrong and where (a file, an `s3://` URL or an
 /// endpoint). Never carries credentials or secret file contents.
@@ -55,20 +56,9 @@ public struct OpsError: Error, CustomStringConvertible, Equatable {
     /// A system or Foundation error in a few words of our own (the system's for errno), never
     /// Foundation's "The operation could not be completed. …".
     static func reason(_ error: any Error) -> String {
+        if let code = Errno(foundation: error) { return code.description }
         let error = error as NSError
-        if let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(underlying.code)))
-        }
-        switch (error.domain, error.code) {
-        case (NSPOSIXErrorDomain, _): return String(cString: strerror(Int32(error.code)))
-        case (NSURLErrorDomain, _): return S3Client.describe(error)
-        case (NSCocoaErrorDomain, NSFileWriteVolumeReadOnlyError): return String(cString: strerror(EROFS))
-        case (NSCocoaErrorDomain, NSFileWriteOutOfSpaceError): return String(cString: strerror(ENOSPC))
-        case (NSCocoaErrorDomain, NSFileWriteNoPermissionError), (NSCocoaErrorDomain, NSFileReadNoPermissionError):
-            return String(cString: strerror(EACCES))
-        case (NSCocoaErrorDomain, NSFileNoSuchFileError), (NSCocoaErrorDomain, NSFileReadNoSuchFileError):
-            return String(cString: strerror(ENOENT))
-        default: return "\(error.domain) error \(error.code)"
-        }
+        if error.domain == NSURLErrorDomain { return S3Client.describe(error) }
+        return "\(error.domain) error \(error.code)"
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import PulseCore
 import PulseCrypto
+import PulseSystem
 
 /// The right to change a target, held by one push or gc at a time (issue 12: a gc that ran while a push
 /// re-used an old blob deleted it under the push's feet).
@@ -39,7 +40,7 @@ struct LeaseHolder: Equatable, Sendable {
     static func new(operation: String, ttl: Int) throws -> LeaseHolder {
         LeaseHolder(
             operation: operation, owner: Hex.encode(try SecureRandom.bytes(16)), host: ProcessInfo.processInfo.hostName,
-            pid: getpid(), started: Timestamp.string(Date()), ttl: ttl)
+            pid: SystemProcess.currentID, started: Timestamp.string(Date()), ttl: ttl)
     }
 
     var bytes: Data {
@@ -71,7 +72,7 @@ struct LeaseHolder: Equatable, Sendable {
 
     /// The holder is a process on this machine that no longer exists (killed before it could release).
     var isDeadLocalProcess: Bool {
-        host == ProcessInfo.processInfo.hostName && pid > 0 && kill(pid, 0) != 0 && errno == ESRCH
+        host == ProcessInfo.processInfo.hostName && SystemProcess.isGone(pid)
     }
 
     /// `a push on host vm (pid 4242) since 2026-12-01T14:00:00Z`

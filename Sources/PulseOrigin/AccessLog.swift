@@ -1,5 +1,7 @@
 import Foundation
+import PulseCore
 import PulseHTTPServer
+import PulseSystem
 import Synchronization
 
 /// One line per request, written with a single write(2) (so lines from threads never interleave):
@@ -12,27 +14,23 @@ import Synchronization
 /// and the outcome (`memory`, `disk`, `verified`, `miss`, `corrupt`, … with `,aborted` if the client left).
 /// Built from bytes, without `String` formatting: it runs once per request.
 public final class AccessLog: Sendable {
-    private let descriptor: Int32
-    private let ownsDescriptor: Bool
+    private let file: File
     /// The file's path, to reopen it after log rotation (nil for standard output).
     private let path: String?
     private let clock = Mutex<(second: Int, text: [UInt8])>((0, []))
 
     /// Logs to standard output.
-    public static func standardOutput() -> AccessLog { AccessLog(descriptor: 1, owns: false) }
+    public static func standardOutput() -> AccessLog { AccessLog(file: .standardOutput) }
 
     /// Appends to the file at `path` (created 0644 if missing).
     public static func file(_ path: String) throws -> AccessLog {
-        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            throw OriginError("cannot open access log \(path): \(String(cString: strerror(errno)))")
+        do throws(PathError) { return AccessLog(file: try File.openForAppending(path, creatingWith: 0o644), path: path) } catch {
+            throw OriginError("cannot open access log \(path): \(error.errno)")
         }
-        return AccessLog(descriptor: fd, owns: true, path: path)
     }
 
-    private init(descriptor: Int32, owns: Bool, path: String? = nil) {
-        self.descriptor = descriptor
-        self.ownsDescriptor = owns
+    private init(file: File, path: String? = nil) {
+        self.file = file
         self.path = path
     }
 
@@ -41,15 +39,13 @@ public final class AccessLog: Sendable {
     /// for the server log.
     public func reopen() -> String {
         guard let path else { return "access log is standard output; nothing to reopen" }
-        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return "cannot reopen access log \(path): \(String(cString: strerror(errno))); still writing to the old file" }
-        defer { close(fd) }
-        guard dup2(fd, descriptor) >= 0 else { return "cannot reopen access log \(path): \(String(cString: strerror(errno)))" }
-        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+        let fresh: File
+        do throws(PathError) { fresh = try File.openForAppending(path, creatingWith: 0o644) } catch {
+            return "cannot reopen access log \(path): \(error.errno); still writing to the old file"
+        }
+        do throws(PathError) { try file.redirect(to: fresh) } catch { return "cannot reopen access log \(path): \(error.errno)" }
         return "access log \(path) reopened"
     }
-
-    deinit { if ownsDescriptor { close(descriptor) } }
 
     /// Writes the line for `exchange`.
     public func record(_ exchange: HTTPExchange) {
@@ -79,13 +75,7 @@ public final class AccessLog: Sendable {
         line += exchange.note.utf8
         if !exchange.completed { line += ",aborted".utf8 }
         line.append(0x0a)
-        var offset = 0
-        while offset < line.count {
-            let written = offset == 0 ? write(descriptor, line, line.count) : write(descriptor, Array(line[offset...]), line.count - offset)
-            if written < 0 && errno == EINTR { continue }
-            if written <= 0 { return }
-            offset += written
-        }
+        try? file.write(line)
     }
 
     private static func appendDecimal(_ value: Int, to line: inout [UInt8]) {
@@ -112,15 +102,9 @@ public final class AccessLog: Sendable {
 
     /// `2026-11-29T17:20:01Z`, formatted once per second.
     private func timestamp() -> [UInt8] {
-        var now = time(nil)
-        let second = Int(now)
+        let second = Int(Date().timeIntervalSince1970.rounded(.down))
         if let cached = clock.withLock({ $0.second == second ? $0.text : nil }) { return cached }
-        var parts = tm()
-        gmtime_r(&now, &parts)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let text = "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
-            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
-        let bytes = Array(text.utf8)
+        let bytes = Array(Timestamp.string(Date(timeIntervalSince1970: Double(second))).utf8)
         clock.withLock { $0 = (second, bytes) }
         return bytes
     }

@@ -3,6 +3,7 @@ import PulseCore
 import PulseCrypto
 import PulseHTTPServer
 import PulseStore
+import PulseSystem
 import Synchronization
 
 /// The white-label app configs named by index.json (`appconfig: { slug: { packageVersion } }`). index.json is
@@ -102,7 +103,7 @@ final class AppConfigStore: Sendable {
             let problem: String?
             var fresh: [String: String]?
             if case let .error(code) = seenNow {
-                problem = "\(path): cannot read (\(String(cString: strerror(code))))"
+                problem = "\(path): cannot read (\(Errno(code)))"
             } else {
                 do {
                     fresh = try Self.readIndex(package)

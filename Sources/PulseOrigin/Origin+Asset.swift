@@ -1,11 +1,12 @@
 import Foundation
 import PulseHTTPServer
+import PulseSystem
 
 extension Origin {
     /// GET/HEAD of one blob: verified before it is first served (on a verifier thread, the request waiting
     /// suspended), then from memory or disk.
     func asset(_ digest: BlobDigest, _ request: HTTPRequest) -> HTTPResponse {
-        answer(digest, request, assets.lookup(digest, now: Clock.now()), mayWait: true)
+        answer(digest, request, assets.lookup(digest, now: SystemClock.monotonicNanoseconds()), mayWait: true)
     }
 
     /// The answer once `found` is known. `mayWait` is false when answering after a verdict (the answer then
@@ -24,7 +25,7 @@ extension Origin {
             case let .blob(blob, outcome):
                 guard let response = send(blob, request, outcome) else {
                     // The file on disk is no longer the one verified: check it again.
-                    found = assets.reverify(digest, now: Clock.now())
+                    found = assets.reverify(digest, now: SystemClock.monotonicNanoseconds())
                     continue
                 }
                 return response
@@ -86,14 +87,5 @@ extension Origin {
             status: 206,
             headers: blob.headers + [HTTPHeader("Content-Range", "bytes \(first)-\(last)/\(blob.status.size)")],
             body: body, note: outcome)
-    }
-}
-
-/// Monotonic time for the cache.
-enum Clock {
-    static func now() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import PulseHTTPServer
 import PulseStore
+import PulseSystem
 
 /// The responder of pulse-origin: content-addressed blobs (`/api/sync/asset/<hash>`), white-label app configs
 /// (`/api/sync/appconfig?org=`) and `/healthz`, for a CDN or shared cache in front that is not trusted.
@@ -125,18 +126,18 @@ public final class Origin: HTTPResponder {
             throw OriginError("package folder \(root) does not exist")
         }
         guard isFolder.boolValue else { throw OriginError("\(root) is not a folder") }
-        guard access(root, R_OK | X_OK) == 0 else { throw OriginError("no permission to read the package folder \(root)") }
+        guard FileSystem.isAccessible(root, [.read, .search]) else { throw OriginError("no permission to read the package folder \(root)") }
         guard FileManager.default.fileExists(atPath: package.indexURL.path) else {
             throw OriginError("\(root) is not a pulse package (no index.json; build one with pulse-pack build)")
         }
-        guard access(package.indexURL.path, R_OK) == 0 else {
+        guard FileSystem.isAccessible(package.indexURL.path, .read) else {
             throw OriginError("no permission to read \(package.indexURL.path)")
         }
         let index: [String: String]
         do { index = try AppConfigStore.readIndex(package) } catch { throw OriginError("\(error)") }
         let assets = package.assets.folder.path
         if FileManager.default.fileExists(atPath: assets, isDirectory: &isFolder) {
-            guard isFolder.boolValue, access(assets, R_OK | X_OK) == 0 else {
+            guard isFolder.boolValue, FileSystem.isAccessible(assets, [.read, .search]) else {
                 throw OriginError("no permission to read the blob folder \(assets)")
             }
         }

@@ -1,6 +1,7 @@
 import Foundation
 import PulseCommandLine
 import PulseHTTPServer
+import PulseSystem
 
 /// `pulse-origin`: the command line, declared once (parsing, help, validation, run).
 public enum OriginCommand {
@@ -96,7 +97,7 @@ public enum OriginCommand {
         let origin = try Origin(configuration: originConfiguration, accessLog: accessLog)
         let server = try HTTPServer(configuration: serverConfiguration, responder: origin)
         Origin.standardError("serving \(originConfiguration.packageRoot.path) on http://\(server.boundAddress) "
-            + "(\(serverConfiguration.threads) threads, pid \(getpid()))")
+            + "(\(serverConfiguration.threads) threads, pid \(SystemProcess.currentID))")
         while true {
             let signal = ServerSignals.wait()
             let name = ServerSignals.name(signal)
@@ -123,7 +124,7 @@ public enum OriginCommand {
         let watchdog = Thread {
             Thread.sleep(forTimeInterval: seconds)
             Origin.standardError("error: still not stopped \(Int(seconds)) s after the signal; exiting now")
-            _exit(1)
+            SystemProcess.exitImmediately(1)
         }
         watchdog.start()
     }

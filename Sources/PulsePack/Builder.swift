@@ -3,6 +3,7 @@ import PulseCore
 import PulseCrypto
 import PulseImage
 import PulseStore
+import PulseSystem
 
 /// `pulse-pack build`: series/session files and decks → blobs, manifests, gated resources, key tables,
 /// one index commit (docs/package-format.md).
@@ -233,11 +234,11 @@ final class BuildJournal: @unchecked Sendable {
             // the files if that fails (unreferenced files are harmless; a dangling index is not).
             do {
                 if let previous { try AtomicFile.write(previous, to: package.publicIndexURL, mode: 0o644) }
-                else { unlink(package.publicIndexURL.path) }
+                else { try? FileSystem.remove(package.publicIndexURL.path) }
             } catch { return false }
         }
         lock.withLock {
-            for url in files { unlink(url.path) }
+            for url in files { try? FileSystem.remove(url.path) }
             files = []
         }
         return true

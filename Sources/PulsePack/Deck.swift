@@ -3,6 +3,7 @@ import PulseCore
 import PulseImage
 import PulseStore
 import PulsePDF
+import PulseSystem
 
 /// The slides of a deck, in order: a PDF split into one-page PDFs, or a folder of images.
 ///
@@ -68,7 +69,7 @@ struct Deck: Sendable {
     private static func openFolder(_ url: URL) throws -> Deck {
         let names: [String]
         do { names = try FileManager.default.contentsOfDirectory(atPath: url.path) } catch {
-            throw InputError(file: url.path, "cannot list the folder (\(AtomicFile.reason(error)))")
+            throw InputError(file: url.path, "cannot list the folder (\(Errno.describe(error)))")
         }
         let ignored = names.filter(isJunk).naturallySorted()
         let files = names.filter { !isJunk($0) }.naturallySorted().map { url.appendingPathComponent($0) }
@@ -87,13 +88,13 @@ struct Deck: Sendable {
 
     /// The slide file's name, size and header: checked from its first bytes only.
     private static func checkSlideFile(_ file: URL) throws {
-        var info = stat()
-        guard stat(file.path, &info) == 0 else {
-            throw InputError(file: file.path, "cannot read (\(String(cString: strerror(errno))))")
+        let info: FileInfo
+        do throws(PathError) { info = try FileInfo.of(file.path) } catch {
+            throw InputError(file: file.path, "cannot read (\(error.errno))")
         }
-        if info.st_mode & S_IFMT == S_IFDIR { throw InputError(file: file.path, "is a folder, expected a slide image") }
-        if Int(info.st_size) > ImageLimits.maxFileBytes {
-            throw InputError(file: file.path, "is \(Format.bytes(Int(info.st_size))), over the \(Format.bytes(ImageLimits.maxFileBytes)) an image may have")
+        if info.isFolder { throw InputError(file: file.path, "is a folder, expected a slide image") }
+        if info.size > ImageLimits.maxFileBytes {
+            throw InputError(file: file.path, "is \(Format.bytes(info.size)), over the \(Format.bytes(ImageLimits.maxFileBytes)) an image may have")
         }
         let head = try readHead(file, count: 4096)
         guard let format = ImageFormat.sniff(head) else {
@@ -111,12 +112,8 @@ struct Deck: Sendable {
 
     /// The first bytes of a slide file (enough for its header, most of the time).
     private static func readHead(_ file: URL, count: Int) throws -> [UInt8] {
-        guard let handle = FileHandle(forReadingAtPath: file.path) else {
-            throw InputError(file: file.path, "cannot read (\(String(cString: strerror(errno))))")
-        }
-        defer { try? handle.close() }
-        do { return Array(try handle.read(upToCount: count) ?? Data()) } catch {
-            throw InputError(file: file.path, "cannot read (\(AtomicFile.reason(error)))")
+        do throws(PathError) { return try File.open(file.path).read(upTo: count, at: 0) } catch {
+            throw InputError(file: file.path, "cannot read (\(error.errno))")
         }
     }
 

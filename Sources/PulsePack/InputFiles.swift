@@ -3,6 +3,7 @@ import PulseCore
 import PulseCrypto
 import PulseImage
 import PulseStore
+import PulseSystem
 
 /// The field formats of series and session files, each with the regular expression it implements
 /// (whole string; `PatternTests` checks the two agree).
@@ -108,12 +109,12 @@ final class InputLoader {
 
     /// The size of a regular file, from stat: nothing is read.
     static func fileSize(_ url: URL) throws -> Int {
-        var info = stat()
-        guard stat(url.path, &info) == 0 else {
-            throw InputError(file: url.path, errno == ENOENT ? "no such file" : "cannot read (\(String(cString: strerror(errno))))")
+        let info: FileInfo
+        do throws(PathError) { info = try FileInfo.of(url.path) } catch {
+            throw InputError(file: url.path, error.errno == .noSuchFile ? "no such file" : "cannot read (\(error.errno))")
         }
-        guard info.st_mode & S_IFMT != S_IFDIR else { throw InputError(file: url.path, "is a folder, expected a file") }
-        return Int(info.st_size)
+        guard !info.isFolder else { throw InputError(file: url.path, "is a folder, expected a file") }
+        return info.size
     }
 
     static func readFile(_ url: URL) throws -> Data {
@@ -123,7 +124,7 @@ final class InputLoader {
         }
         guard !isFolder.boolValue else { throw InputError(file: url.path, "is a folder, expected a file") }
         do { return try Data(contentsOf: url) } catch {
-            throw InputError(file: url.path, "cannot read (\(AtomicFile.reason(error)))")
+            throw InputError(file: url.path, "cannot read (\(Errno.describe(error)))")
         }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import PulseAge
 import PulseCore
 import PulseStore
+import PulseSystem
 
 /// Writes key tables in plaintext (0600) or, with `--seal-to`, only sealed to the key server with age.
 ///
@@ -63,7 +64,7 @@ struct KeyTableWriter {
         let name = pending.lastPathComponent
         guard let marker = name.range(of: pendingMarker) else { return }
         let final = pending.deletingLastPathComponent().appendingPathComponent(String(name[..<marker.lowerBound]))
-        guard rename(pending.path, final.path) == 0 else { throw StoreError.system(final.path, "rename", errno: errno) }
+        try StoreError.wrapping { () throws(PathError) in try FileSystem.rename(pending.path, to: final.path) }
         try AtomicFile.syncFolder(final.deletingLastPathComponent())
     }
 
@@ -76,7 +77,7 @@ struct KeyTableWriter {
             if index.sessions[session]?.packageVersion == String(name[marker.upperBound...]) {
                 try promote(pending)
             } else {
-                unlink(pending.path)
+                try? FileSystem.remove(pending.path)
             }
         }
     }
@@ -102,7 +103,9 @@ struct KeyTableWriter {
                 if isCurrentTable ? current?.packageVersion == table.packageVersion : !sealedExists {
                     try package.writeKeyFile(try Age.encrypt(bytes, to: recipients), to: sealed)
                 }
-                guard unlink(plain.path) == 0 else { throw StoreError.system(plain.path, "cannot remove the plaintext", errno: errno) }
+                do throws(PathError) { try FileSystem.remove(plain.path) } catch {
+                    throw StoreError.system(plain.path, "cannot remove the plaintext", errno: error.errno)
+                }
             } catch {
                 left.append("\(plain.path) (\(error))")
             }

@@ -1,6 +1,7 @@
 import Foundation
 import PulseCore
 import PulseStore
+import PulseSystem
 
 /// Checks on the output folder before a build writes anything to it.
 enum PackageFolder {
@@ -18,7 +19,9 @@ enum PackageFolder {
         case let .foreign(stranger):
             throw InputError(file: path, "output folder is not a pulse package (it holds \"\(stranger)\"); choose a new or empty folder")
         }
-        guard access(path, W_OK) == 0 else { throw StoreError.system(path, "output folder is not writable", errno: errno) }
+        do throws(PathError) { try FileSystem.checkAccess(path, .write) } catch {
+            throw StoreError.system(path, "output folder is not writable", errno: error.errno)
+        }
     }
 
     /// Deletes `.tmp-*` files left by a build that was killed (they are never referenced).
@@ -33,7 +36,7 @@ enum PackageFolder {
         folders += subfolders(package.keysFolder) + subfolders(package.gatedFolder)
         for folder in folders {
             for name in (try? manager.contentsOfDirectory(atPath: folder.path)) ?? [] where name.hasPrefix(".tmp-") {
-                unlink(folder.appendingPathComponent(name).path)
+                try? FileSystem.remove(folder.appendingPathComponent(name).path)
             }
         }
     }

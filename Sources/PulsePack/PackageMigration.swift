@@ -2,6 +2,7 @@ import Foundation
 import PulseCore
 import PulseCrypto
 import PulseStore
+import PulseSystem
 
 /// Moves a `pulse-package/1` folder (index.json, assets/, sessions/, series/, appconfig/, keys/ and the
 /// secret at the top) to the `pulse-package/2` layout, in place, under the build lock.
@@ -115,13 +116,15 @@ struct PackageMigration {
         guard !FileManager.default.fileExists(atPath: destination.path) else {
             throw StoreError(path: destination.path, "exists, and so does \(source.path): move one of them away by hand")
         }
-        guard rename(source.path, destination.path) == 0 else { throw StoreError.system(destination.path, "rename", errno: errno) }
+        try StoreError.wrapping { () throws(PathError) in try FileSystem.rename(source.path, to: destination.path) }
         try AtomicFile.syncFolder(part)
         try AtomicFile.syncFolder(package.root)
     }
 
     private func remove(_ url: URL) throws {
-        guard unlink(url.path) == 0 || errno == ENOENT else { throw StoreError.system(url.path, "cannot remove", errno: errno) }
+        do throws(PathError) { try FileSystem.removeIfPresent(url.path) } catch {
+            throw StoreError.system(url.path, "cannot remove", errno: error.errno)
+        }
     }
 
     /// The index the old one becomes: its current versions and deck state, and a history made of every
@@ -129,7 +132,7 @@ struct PackageMigration {
     private func migratedIndex(packageId: String) throws -> PackageIndex {
         let data: Data
         do { data = try Data(contentsOf: package.legacyIndexURL) } catch {
-            throw StoreError(path: package.legacyIndexURL.path, "cannot read: \(AtomicFile.reason(error))")
+            throw StoreError(path: package.legacyIndexURL.path, "cannot read: \(Errno.describe(error))")
         }
         guard let old = try? JSONValue.decode(LegacyIndex.self, from: data), old.format == PackageIndex.legacyFormat else {
             throw StoreError(path: package.legacyIndexURL.path, "not a readable \(PackageIndex.legacyFormat) index")

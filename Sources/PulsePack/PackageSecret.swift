@@ -2,6 +2,7 @@ import Foundation
 import PulseCore
 import PulseCrypto
 import PulseStore
+import PulseSystem
 
 /// Where the package secret comes from: the 32 bytes every slide key is derived from.
 ///
@@ -65,27 +66,29 @@ public enum PackageSecret {
     static func create(_ secret: SecretBytes, at url: URL) throws -> SecretBytes? {
         let folder = url.deletingLastPathComponent()
         try makePrivateFolders(folder)
-        removeAbandonedStaging(in: folder)
-        let staging = folder.appendingPathComponent(".tmp-secret-\(UUID().uuidString)")
-        try AtomicFile.write(Array((secret.base64EncodedString() + "\n").utf8), to: staging, mode: 0o600)
-        defer { unlink(staging.path) }
-        guard link(staging.path, url.path) == 0 else {
-            guard errno == EEXIST else { throw StoreError.system(url.path, "cannot create the package secret", errno: errno) }
-            return try read(url, what: "package secret")
+        removeAbandonedStaging(in: folder, for: url.lastPathComponent)
+        let created: Bool
+        do throws(PathError) {
+            created = try FileSystem.createNew(url.path, with: Array((secret.base64EncodedString() + "\n").utf8), mode: 0o600)
+        } catch where error.path == url.path {
+            throw StoreError.system(url.path, "cannot create the package secret", errno: error.errno)  // the link
+        } catch {
+            throw StoreError(error)  // the staged copy
         }
-        try AtomicFile.syncFolder(folder)
-        return nil
+        return created ? nil : try read(url, what: "package secret")
     }
 
-    /// Staging files of a build killed while it created a secret (they hold a secret nobody uses): gone
-    /// once an hour old, by then surely not another build's in progress.
-    static func removeAbandonedStaging(in folder: URL) {
+    /// Staging files of a build killed while it created the secret `secretName` (`.tmp-<name>-<uuid>`, or
+    /// `.tmp-secret-…` from older builds; they hold a secret nobody uses): gone once an hour old, by then
+    /// surely not another build's in progress.
+    static func removeAbandonedStaging(in folder: URL, for secretName: String) {
         let manager = FileManager.default
-        for name in (try? manager.contentsOfDirectory(atPath: folder.path)) ?? [] where name.hasPrefix(".tmp-") && name.contains("secret") {
+        for name in (try? manager.contentsOfDirectory(atPath: folder.path)) ?? []
+        where name.hasPrefix(".tmp-\(secretName)-") || (name.hasPrefix(".tmp-") && name.contains("secret")) {
             let path = folder.appendingPathComponent(name).path
             guard let modified = (try? manager.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
                   Date().timeIntervalSince(modified) > 3600 else { continue }
-            unlink(path)
+            try? FileSystem.remove(path)
         }
     }
 
@@ -97,8 +100,8 @@ public enum PackageSecret {
             return
         }
         try makePrivateFolders(folder.deletingLastPathComponent())
-        guard mkdir(folder.path, 0o700) == 0 || errno == EEXIST else {
-            throw StoreError.system(folder.path, "cannot create folder", errno: errno)
+        do throws(PathError) { try FileSystem.makeFolder(folder.path, mode: 0o700) } catch {
+            throw StoreError.system(folder.path, "cannot create folder", errno: error.errno)
         }
     }
 
@@ -119,10 +122,10 @@ public enum PackageSecret {
     }
 
     static func read(_ url: URL, what: String) throws -> SecretBytes {
-        var info = stat()
-        guard stat(url.path, &info) == 0 else { throw InputError(file: url.path, "\(what): \(String(cString: strerror(errno)))") }
-        guard info.st_mode & 0o077 == 0 else {
-            throw InputError(file: url.path, "\(what) is readable by others (mode \(String(info.st_mode & 0o777, radix: 8))); chmod 600 it")
+        let info: FileInfo
+        do throws(PathError) { info = try FileInfo.of(url.path) } catch { throw InputError(file: url.path, "\(what): \(error.errno)") }
+        guard info.permissions & 0o077 == 0 else {
+            throw InputError(file: url.path, "\(what) is readable by others (mode \(String(info.permissions & 0o777, radix: 8))); chmod 600 it")
         }
         let data = try InputLoader.readFile(url)
         return try decode(String(decoding: data, as: UTF8.self), source: url.path)

@@ -4,6 +4,7 @@ import PulseCommandLine
 import PulseCore
 import PulsePDF
 import PulseStore
+import PulseSystem
 
 /// The `pulse-pack` command line: its command tree and how errors become exit codes.
 ///
@@ -56,7 +57,7 @@ public enum PulsePackCLI {
         let nsError = error as NSError
         guard nsError.domain == NSCocoaErrorDomain || nsError.domain == NSPOSIXErrorDomain else { return "\(error)" }
         let path = (nsError.userInfo[NSFilePathErrorKey] as? String) ?? (nsError.userInfo[NSURLErrorKey] as? URL)?.path
-        return (path.map { "\($0): " } ?? "") + AtomicFile.reason(error)
+        return (path.map { "\($0): " } ?? "") + Errno.describe(error)
     }
 
     static func exitCode(for error: any Error) -> Int32 {

@@ -1,5 +1,6 @@
 import Foundation
 import PulseCommandLine
+import PulseSystem
 
 /// Output of the CLI: results to stdout, diagnostics and progress to stderr.
 public final class Terminal: @unchecked Sendable {
@@ -22,7 +23,7 @@ public final class Terminal: @unchecked Sendable {
         Terminal(
             out: { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) },
             err: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) },
-            showsProgress: isatty(2) == 1 && ProcessInfo.processInfo.environment["TERM"] != "dumb")
+            showsProgress: File.standardError.isTerminal && ProcessInfo.processInfo.environment["TERM"] != "dumb")
     }
 
     public func print(_ line: String) { lock.withLock { clearProgress(); out(line) } }

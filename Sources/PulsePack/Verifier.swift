@@ -5,6 +5,7 @@ import PulseCrypto
 import PulseImage
 import PulsePDF
 import PulseStore
+import PulseSystem
 
 /// `pulse-pack verify`: checks both parts of a package. Public: every blob re-hashed, every blob list
 /// against its name and against the manifests, nothing device-scoped in `public/`. Server: every
@@ -292,9 +293,8 @@ public struct Verifier {
     private func checkPrivate(_ keysFolder: URL, _ report: inout Report) {
         let sessions = (try? FileManager.default.contentsOfDirectory(atPath: keysFolder.path)) ?? []
         for folder in [package.serverRoot, keysFolder] + sessions.map({ keysFolder.appendingPathComponent($0) }) {
-            var info = stat()
-            guard stat(folder.path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_mode & 0o077 != 0 else { continue }
-            report.problems.append("\(folder.path): open to others (mode \(String(info.st_mode & 0o777, radix: 8))); "
+            guard let info = try? FileInfo.of(folder.path), info.isFolder, info.permissions & 0o077 != 0 else { continue }
+            report.problems.append("\(folder.path): open to others (mode \(String(info.permissions & 0o777, radix: 8))); "
                 + "chmod 700 it (the next build does)")
         }
     }

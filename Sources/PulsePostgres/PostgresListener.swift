@@ -1,5 +1,6 @@
 import CPostgres
 import Foundation
+import PulseSystem
 import Synchronization
 
 /// `LISTEN` on a connection of its own, with a thread that waits on its socket (`poll` on `PQsocket`,
@@ -75,7 +76,7 @@ public final class PostgresListener: @unchecked Sendable {
         init(configuration: PostgresConfiguration, channels: [String], handler: @escaping @Sendable (Event) -> Void, connection: PostgresConnection) throws(PostgresError) {
             var descriptors: [Int32] = [-1, -1]
             guard pipe(&descriptors) == 0 else {
-                throw .misuse("cannot create a pipe: \(String(cString: strerror(errno)))", operation: "start the listener")
+                throw .misuse("cannot create a pipe: \(Errno.current)", operation: "start the listener")
             }
             _ = fcntl(descriptors[0], F_SETFD, FD_CLOEXEC)
             _ = fcntl(descriptors[1], F_SETFD, FD_CLOEXEC)

@@ -1,4 +1,5 @@
 import Foundation
+import PulseSystem
 
 /// The server's one data folder: the SQLite database (with its `-wal` and `-shm`) and the device
 /// certificate signing key. The folder is 0700 and every file 0600; pulse-server refuses to start
@@ -63,21 +64,16 @@ public struct DataFolder: Sendable {
             throw ServerError(.unsafeFile,
                 "\(shown) is open to group or others (mode 0\(String(mode, radix: 8))); refusing to start: run chmod \(wanted) \(shown)")
         }
-        if let owner = (attributes[.ownerAccountID] as? NSNumber)?.uint32Value, owner != geteuid() {
-            throw ServerError(.unsafeFile, "\(shown) belongs to uid \(owner), pulse-server runs as uid \(geteuid()); refusing to start")
+        if let owner = (attributes[.ownerAccountID] as? NSNumber)?.uint32Value, owner != SystemProcess.effectiveUserID {
+            throw ServerError(.unsafeFile, "\(shown) belongs to uid \(owner), pulse-server runs as uid \(SystemProcess.effectiveUserID); refusing to start")
         }
     }
 
     /// Creates `path` empty with mode 0600 unless it exists (never following a symbolic link).
     func createPrivately(_ path: String) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        if fd >= 0 {
-            close(fd)
-            return
-        }
-        guard errno == EEXIST else {
-            throw ServerError(.storage, "\(path): cannot create: \(String(cString: strerror(errno)))")
-        }
+        do throws(PathError) { _ = try File.createNew(path, mode: 0o600) } catch where error.errno != .exists {
+            throw ServerError(.storage, "\(path): cannot create: \(error.errno)")
+        } catch {}
     }
 
     /// The storage in this folder, migrated to the current schema.

@@ -1,6 +1,7 @@
 import Foundation
 import PulseCrypto
 import PulseStore
+import PulseSystem
 
 /// The server's own P-256 key that signs device certificates, kept in the data folder as
 /// `device-cert-key.pem` (PKCS#8 PEM, 0600). Generated on first use; never overwritten; its public half
@@ -56,22 +57,20 @@ public final class DeviceCertificateKey: Sendable {
     static func generate() throws -> DeviceCertificateKey { DeviceCertificateKey(privateKey: try P256.PrivateKey()) }
 
     /// The PKCS#8 PEM bytes; the caller wipes them (`SecretBytes.wipe`) when done.
-    func pem() throws -> [UInt8] { try privateKey.pemRepresentation().withUnsafeBytes { Array($0) } }
+    func pem() throws -> [UInt8] { try privateKey.pemRepresentation().copyBytes() }
 
     /// The public half as a JWK with its `kid`.
     var jwk: String { privateKey.publicKey.jwk(kid: keyId) }
 
     private static func create(at path: String, folder: URL) throws {
         let key = try P256.PrivateKey()
-        var pem = try key.pemRepresentation().withUnsafeBytes { Array($0) }
-        defer { SecretBytes.wipe(&pem) }
-        let staging = folder.appendingPathComponent(".tmp-\(DataFolder.certificateKeyName)-\(UUID().uuidString)").path
-        try AtomicFile.writeTemp(pem, to: staging, mode: 0o600)
-        defer { unlink(staging) }
-        if link(staging, path) != 0 && errno != EEXIST {
-            throw ServerError(.storage, "\(path): cannot create: \(String(cString: strerror(errno)))")
+        let pem = try key.pemRepresentation()
+        // Staged as .tmp-device-cert-key.pem-<uuid>, then linked: the loser of a race keeps the winner's file.
+        do throws(PathError) { _ = try FileSystem.createNew(path, with: pem, mode: 0o600) } catch where error.path == path {
+            throw ServerError(.storage, "\(path): cannot create: \(error.errno)")
+        } catch {
+            throw StoreError(error)
         }
-        try AtomicFile.syncFolder(folder)
     }
 
     /// `GET /api/sync/device-cert-keys` of a server with this key alone: `{"keys":[<JWK>]}`.

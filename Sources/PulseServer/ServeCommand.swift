@@ -2,6 +2,7 @@ import Foundation
 import PulseCommandLine
 import PulseHTTPServer
 import PulseOrigin
+import PulseSystem
 
 /// `pulse-server serve --data DIR --listen HOST:PORT [--public PKG] [--trusted-proxy CIDR]…`
 enum ServeCommand {
@@ -120,7 +121,7 @@ enum ServeCommand {
         sync.start()
         let server = try HTTPServer(configuration: settings.server, responder: sync)
         console.err("pulse-server: serving on http://\(server.boundAddress) (\(stateName), \(settings.server.threads) threads, "
-            + "pid \(getpid())\(settings.publicPackage.map { ", public part of \($0)" } ?? ""))")
+            + "pid \(SystemProcess.currentID)\(settings.publicPackage.map { ", public part of \($0)" } ?? ""))")
         while true {
             let signal = ServerSignals.wait()
             let name = ServerSignals.name(signal)
@@ -150,7 +151,7 @@ enum ServeCommand {
         let watchdog = Thread {
             Thread.sleep(forTimeInterval: seconds)
             console.err("pulse-server: error: still not stopped \(Int(seconds)) s after the signal; exiting now")
-            _exit(1)
+            SystemProcess.exitImmediately(1)
         }
         watchdog.start()
     }

@@ -1,5 +1,6 @@
 import Foundation
 import PulseCrypto
+import PulseSystem
 
 /// Blobs written by one build, made visible together: each is written to a temp file in the store's
 /// folder, which a few flusher threads fsync while the caller goes on with its next blob (fsync waits
@@ -9,18 +10,15 @@ import PulseCrypto
 public final class BlobBatch: @unchecked Sendable {
     public let store: BlobStore
     private let lock = NSLock()
-    private var staged: [String: String] = [:]
+    /// The blobs staged (or being staged) as `.tmp-<hash>`.
+    private var staged: Set<String> = []
     private let flusher = Flusher(threads: 4)
     /// The store's folder, opened at the first `put` (it may not exist before): blobs are checked,
     /// created and renamed relative to it, without a walk of its path for each.
-    private var folder: Int32 = -1
+    private var folder: Folder?
 
     public init(store: BlobStore) {
         self.store = store
-    }
-
-    deinit {
-        if folder >= 0 { close(folder) }
     }
 
     /// Stages `bytes` (whose SHA-256 is `hash`). Thread-safe.
@@ -28,69 +26,55 @@ public final class BlobBatch: @unchecked Sendable {
     public func put(_ bytes: [UInt8], hash: String) throws -> Bool {
         precondition(Hex.isDigestName(hash), "blob name must be a SHA-256 hex digest")
         let folder = try openFolder()
-        if size(of: hash, in: folder) == bytes.count { return false }
-        let name = ".tmp-" + hash
-        let temp = store.folderPath + "/" + name
+        if folder.sizeOfRegularFile(hash) == bytes.count { return false }
         let claimed = lock.withLock { () -> Bool in
-            guard staged[hash] == nil else { return false }
-            staged[hash] = temp
-            return true
+            staged.insert(hash).inserted
         }
         guard claimed else { return false }
-        do {
-            let file = try AtomicFile.writeUnsynced(bytes, named: name, in: folder, temp: temp, mode: 0o444)
-            flusher.submit { try AtomicFile.sync(file, temp: temp) }
+        do throws(PathError) {
+            let temp = try TempFile.create(".tmp-" + hash, in: folder, with: bytes, mode: 0o444)
+            flusher.submit { try StoreError.wrapping { () throws(PathError) in try temp.finish() } }
         } catch {
-            lock.withLock { staged[hash] = nil }
-            throw error
+            lock.withLock { _ = staged.remove(hash) }
+            throw StoreError(error)
         }
         return true
     }
 
     /// The blobs staged so far.
-    public var hashes: [String] { lock.withLock { Array(staged.keys) } }
+    public var hashes: [String] { lock.withLock { Array(staged) } }
 
     /// Renames every staged blob into place and fsyncs the folder once.
     public func commit() throws {
         try flusher.finish()
-        let moves = lock.withLock { staged.keys.sorted() }
+        let moves = lock.withLock { staged.sorted() }
         if !moves.isEmpty {
             let folder = try openFolder()
-            for hash in moves {
-                guard renameat(folder, ".tmp-" + hash, folder, hash) == 0 else {
-                    throw StoreError.system(store.path(for: hash), "rename", errno: errno)
-                }
+            try StoreError.wrapping { () throws(PathError) in
+                for hash in moves { try folder.rename(".tmp-" + hash, to: hash) }
             }
         }
         try AtomicFile.syncFolder(store.folder)
-        lock.withLock { staged = [:] }
+        lock.withLock { staged = [] }
     }
 
-    private func openFolder() throws -> Int32 {
+    private func openFolder() throws -> Folder {
         try lock.withLock {
-            if folder < 0 {
-                folder = open(store.folderPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-                guard folder >= 0 else { throw StoreError.system(store.folderPath, "open folder", errno: errno) }
-            }
-            return folder
+            if let folder { return folder }
+            let opened = try StoreError.wrapping { () throws(PathError) in try Folder.open(store.folderPath) }
+            folder = opened
+            return opened
         }
-    }
-
-    /// `BlobStore.size(of:)`, relative to the open folder.
-    private func size(of hash: String, in folder: Int32) -> Int? {
-        var info = stat()
-        guard fstatat(folder, hash, &info, 0) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-        return Int(info.st_size)
     }
 
     /// Removes staged temp files (after a failure) and, with `committed`, blobs a failed build created.
     public func discard(committed: [String] = []) {
         _ = try? flusher.finish()
         lock.withLock {
-            for temp in staged.values { unlink(temp) }
-            staged = [:]
+            for hash in staged { try? FileSystem.remove(store.path(for: ".tmp-" + hash)) }
+            staged = []
         }
-        for hash in committed { unlink(store.path(for: hash)) }
+        for hash in committed { try? FileSystem.remove(store.path(for: hash)) }
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import PulseCrypto
+import PulseSystem
 
 /// A folder of write-once, content-addressed blobs: each file is named by the lowercase hex SHA-256 of
 /// its bytes, written atomically and left read-only (0444). A blob is never changed in place.
@@ -19,11 +20,7 @@ public struct BlobStore: Sendable {
     public func path(for hash: String) -> String { folderPath + "/" + hash }
 
     /// The size of the stored blob, or nil if there is none.
-    public func size(of hash: String) -> Int? {
-        var info = stat()
-        guard stat(path(for: hash), &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-        return Int(info.st_size)
-    }
+    public func size(of hash: String) -> Int? { FileInfo.sizeOfRegularFile(path(for: hash)) }
 
     /// Stores `bytes` under `hash` (which the caller computed as their SHA-256).
     /// - Returns: true if the blob was new, false if an intact copy (same size) was already there.
@@ -45,7 +42,7 @@ public struct BlobStore: Sendable {
         }
         let data: Data
         do { data = try Data(contentsOf: url(for: reference.assetHash)) } catch {
-            throw StoreError(path: path, "cannot read: \(AtomicFile.reason(error))")
+            throw StoreError(path: path, "cannot read: \(Errno.describe(error))")
         }
         guard SHA256.hex(data) == reference.assetHash else {
             throw StoreError(path: path, "blob bytes do not hash to its name (damaged)")

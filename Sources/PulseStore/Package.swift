@@ -1,5 +1,6 @@
 import Foundation
 import PulseCore
+import PulseSystem
 
 /// A package folder as `pulse-pack build` writes it (`pulse-package/2`, docs/package-format.md), laid out
 /// by audience:
@@ -93,7 +94,7 @@ public struct PulsePackage: Sendable {
         guard isFolder.boolValue else { return .foreign(root.lastPathComponent) }
         let entries: [String]
         do { entries = try FileManager.default.contentsOfDirectory(atPath: root.path) } catch {
-            throw StoreError(path: root.path, "cannot list the folder (\(AtomicFile.reason(error)))")
+            throw StoreError(path: root.path, "cannot list the folder (\(Errno.describe(error)))")
         }
         let names = Set(entries.filter { !$0.hasPrefix(".tmp-") })
         if FileManager.default.fileExists(atPath: legacyIndexURL.path) && !FileManager.default.fileExists(atPath: indexURL.path) {
@@ -130,7 +131,7 @@ public struct PulsePackage: Sendable {
         let data: Data
         do { data = try Data(contentsOf: indexURL) } catch {
             if !exists, FileManager.default.fileExists(atPath: legacyIndexURL.path) { throw StoreError(path: root.path, legacyMessage) }
-            throw StoreError(path: indexURL.path, "cannot read: \(AtomicFile.reason(error))")
+            throw StoreError(path: indexURL.path, "cannot read: \(Errno.describe(error))")
         }
         let json: JSONValue
         do { json = try JSONValue.parse(data) } catch { throw StoreError(json: error, path: indexURL.path) }
@@ -207,7 +208,7 @@ public struct PulsePackage: Sendable {
     public func readManifest(_ kind: Kind, id: String, packageVersion: String) throws -> JSONValue {
         let url = manifestURL(kind, id: id, packageVersion: packageVersion)
         let data: Data
-        do { data = try Data(contentsOf: url) } catch { throw StoreError(path: url.path, "cannot read manifest: \(AtomicFile.reason(error))") }
+        do { data = try Data(contentsOf: url) } catch { throw StoreError(path: url.path, "cannot read manifest: \(Errno.describe(error))") }
         do { return try JSONValue.parse(data) } catch { throw StoreError(json: error, path: url.path) }
     }
 
@@ -244,9 +245,7 @@ public struct PulsePackage: Sendable {
     /// Writes `bytes` at `url` (creating its folder like its parent) unless an identical file is there.
     static func writeOnce(_ bytes: [UInt8], to url: URL, mode: mode_t) throws -> Bool {
         let folder = url.deletingLastPathComponent()
-        var parentMode: mode_t = 0o755
-        var info = stat()
-        if stat(folder.deletingLastPathComponent().path, &info) == 0 { parentMode = info.st_mode & 0o777 }
+        let parentMode = (try? FileInfo.of(folder.deletingLastPathComponent().path)).map { $0.permissions & 0o777 } ?? 0o755
         try AtomicFile.makeFolder(folder, mode: parentMode)
         if let existing = try? Data(contentsOf: url), existing.elementsEqual(bytes) { return false }
         try AtomicFile.write(bytes, to: url, mode: mode)
@@ -258,7 +257,7 @@ public struct PulsePackage: Sendable {
     /// Reads a key table.
     public func readKeyTable(at url: URL) throws -> KeyTable {
         let data: Data
-        do { data = try Data(contentsOf: url) } catch { throw StoreError(path: url.path, "cannot read key table: \(AtomicFile.reason(error))") }
+        do { data = try Data(contentsOf: url) } catch { throw StoreError(path: url.path, "cannot read key table: \(Errno.describe(error))") }
         // Positions only, never a message that could quote part of a key.
         do { return try JSONValue.decode(KeyTable.self, from: data) } catch let error as JSONValue.SyntaxError {
             throw StoreError(path: "\(url.path):\(error.line):\(error.column)", "not a readable key table (not valid JSON)")
@@ -290,10 +289,9 @@ public struct PulsePackage: Sendable {
             folders += ((try? manager.contentsOfDirectory(atPath: parent.path)) ?? []).map { parent.appendingPathComponent($0) }
         }
         for folder in folders {
-            var info = stat()
-            guard lstat(folder.path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_mode & 0o077 != 0 else { continue }
-            guard chmod(folder.path, info.st_mode & 0o700) == 0 else {
-                throw StoreError.system(folder.path, "cannot make the folder private (chmod 700)", errno: errno)
+            guard let info = try? FileInfo.ofLink(folder.path), info.isFolder, info.permissions & 0o077 != 0 else { continue }
+            do throws(PathError) { try FileSystem.setPermissions(folder.path, info.permissions & 0o700) } catch {
+                throw StoreError.system(folder.path, "cannot make the folder private (chmod 700)", errno: error.errno)
             }
         }
     }

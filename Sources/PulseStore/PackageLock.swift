@@ -1,9 +1,10 @@
 import Foundation
+import PulseSystem
 
 /// An exclusive lock on a package folder (flock on `.lock`), so two builds never interleave.
 /// Released when the process exits, also on `kill -9`.
 public final class PackageLock {
-    private let fd: Int32
+    private let lock: FileLock
 
     /// Takes the lock, waiting at most `patience` seconds for it.
     ///
@@ -13,18 +14,13 @@ public final class PackageLock {
     /// `O_CLOEXEC` only closes it at `exec`) holds it for the microseconds until its `exec`.
     /// - Throws: `StoreError` if another process still holds it, or the lock file cannot be created.
     public init(_ package: PulsePackage, patience: Double = 1) throws {
-        let path = package.lockURL.path
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw StoreError.system(package.root.path, "cannot create lock file", errno: errno) }
-        let deadline = Date().addingTimeInterval(patience)
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            guard errno == EWOULDBLOCK || errno == EINTR, Date() < deadline else {
-                close(fd)
-                throw StoreError(path: package.root.path, "another pulse-pack is working on this package")
-            }
-            usleep(10_000)
+        let file: File
+        do throws(PathError) { file = try File.open(package.lockURL.path, .readWrite, creatingWith: 0o644) } catch {
+            throw StoreError.system(package.root.path, "cannot create lock file", errno: error.errno)
         }
+        guard let lock = try? FileLock.acquire(file, wait: .seconds(patience)) else {
+            throw StoreError(path: package.root.path, "another pulse-pack is working on this package")
+        }
+        self.lock = lock
     }
-
-    deinit { close(fd) }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import PulseCore
 import PulseCrypto
+import PulseSystem
 
 /// The public part of a package: `<package>/public/`, or a folder `push` wrote (the same files at its top).
 /// What a CDN, S3 or pulse-origin holds: ciphertext blobs, public images, app configs, per-version blob
@@ -42,7 +43,7 @@ public struct PublicFolder: Sendable {
     public func readIndex() throws -> PublicIndex {
         let data: Data
         do { data = try Data(contentsOf: indexURL) } catch {
-            throw StoreError(path: indexURL.path, "cannot read: \(AtomicFile.reason(error))")
+            throw StoreError(path: indexURL.path, "cannot read: \(Errno.describe(error))")
         }
         return try Self.parseIndex(data, path: indexURL.path)
     }
@@ -77,7 +78,7 @@ public struct PublicFolder: Sendable {
         let url = refsURL(name)
         let data: Data
         do { data = try Data(contentsOf: url) } catch {
-            throw StoreError(path: url.path, "cannot read: \(AtomicFile.reason(error))")
+            throw StoreError(path: url.path, "cannot read: \(Errno.describe(error))")
         }
         try Self.check(data, named: name, path: url.path)
         do { return try BlobList(parsing: data, file: url.path) } catch let error as InputError {

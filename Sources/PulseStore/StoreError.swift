@@ -1,4 +1,5 @@
 import PulseCore
+import PulseSystem
 
 /// A failure to read or write the package or a push target.
 public struct StoreError: Error, CustomStringConvertible, Equatable {
@@ -12,9 +13,24 @@ public struct StoreError: Error, CustomStringConvertible, Equatable {
         self.message = message
     }
 
+    /// A failed system call: `path: operation: reason`, as the error says.
+    public init(_ error: PathError) {
+        self.init(path: error.path, "\(error.operation): \(error.errno)")
+    }
+
+    /// `body`, whose failed system call becomes a `StoreError`.
+    public static func wrapping<Result>(_ body: () throws(PathError) -> Result) throws(StoreError) -> Result {
+        do { return try body() } catch { throw StoreError(error) }
+    }
+
     /// An error from a failed system call, with the text of `errno`.
+    public static func system(_ path: String, _ operation: String, errno code: Errno) -> StoreError {
+        StoreError(path: path, "\(operation): \(code)")
+    }
+
+    /// `system` with a raw errno value.
     public static func system(_ path: String, _ operation: String, errno code: Int32) -> StoreError {
-        StoreError(path: path, "\(operation): \(String(cString: strerror(code)))")
+        system(path, operation, errno: Errno(code))
     }
 
     public var description: String { "\(path): \(message)" }
@@ -24,7 +40,3 @@ public struct StoreError: Error, CustomStringConvertible, Equatable {
         self.init(path: "\(path):\(error.line):\(error.column)", "not valid JSON: \(error.message)")
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#endif

@@ -11,7 +11,7 @@ public enum ProcessImage {
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) }
         argv.append(nil)
         execv(path, argv)
-        let reason = String(cString: strerror(errno))
+        let reason = Errno.current.description
         argv.forEach { free($0) }
         return reason
     }

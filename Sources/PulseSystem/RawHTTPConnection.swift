@@ -42,13 +42,13 @@ public final class RawHTTPConnection: @unchecked Sendable {
             throw Failure("cannot resolve \(host): \(String(cString: gai_strerror(resolved)))")
         }
         defer { freeaddrinfo(list) }
-        var lastError = String(cString: strerror(ECONNREFUSED))
+        var lastError = Errno(ECONNREFUSED).description
         var candidate: UnsafeMutablePointer<addrinfo>? = first
         var connected: Int32 = -1
         while let entry = candidate, connected < 0 {
             candidate = entry.pointee.ai_next
             let socket = Glibc.socket(entry.pointee.ai_family, entry.pointee.ai_socktype, entry.pointee.ai_protocol)
-            guard socket >= 0 else { lastError = String(cString: strerror(errno)); continue }
+            guard socket >= 0 else { lastError = Errno.current.description; continue }
             Self.setTimeout(socket, seconds: timeout)
             if let source, let problem = Self.bind(socket, to: source, family: entry.pointee.ai_family) {
                 lastError = problem
@@ -56,7 +56,7 @@ public final class RawHTTPConnection: @unchecked Sendable {
             } else if Glibc.connect(socket, entry.pointee.ai_addr, entry.pointee.ai_addrlen) == 0 {
                 connected = socket
             } else {
-                lastError = String(cString: strerror(errno))
+                lastError = Errno.current.description
                 Glibc.close(socket)
             }
         }
@@ -77,7 +77,7 @@ public final class RawHTTPConnection: @unchecked Sendable {
         }
         defer { freeaddrinfo(list) }
         guard Glibc.bind(socket, local.pointee.ai_addr, local.pointee.ai_addrlen) == 0 else {
-            return "cannot bind \(source): \(String(cString: strerror(errno)))"
+            return "cannot bind \(source): \(Errno.current.description)"
         }
         return nil
     }
@@ -130,7 +130,7 @@ public final class RawHTTPConnection: @unchecked Sendable {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard sent > 0 else { throw Failure("cannot send to \(peer): \(String(cString: strerror(errno)))") }
+            guard sent > 0 else { throw Failure("cannot send to \(peer): \(Errno.current.description)") }
             offset += sent
         }
     }
@@ -329,7 +329,7 @@ public final class RawHTTPConnection: @unchecked Sendable {
         let got = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
         if got == 0 { return false }
         guard got > 0 else {
-            let reason = errno == EAGAIN ? "no data for the read timeout" : String(cString: strerror(errno))
+            let reason = errno == EAGAIN ? "no data for the read timeout" : Errno.current.description
             throw Failure("cannot read from \(peer): \(reason)")
         }
         pending += chunk[..<got]

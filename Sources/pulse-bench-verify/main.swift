@@ -11,6 +11,7 @@
 import Foundation
 import PulseCommandLine
 import PulseCrypto
+import PulseSystem
 
 /// The options, declared once like every Pulse tool's: `--help`, `--version`, and one clear line for a typo.
 let command = Command(
@@ -76,11 +77,7 @@ final class Counter: @unchecked Sendable {
 }
 
 /// CPU time used by the calling thread, in seconds.
-func threadCPUSeconds() -> Double {
-    var time = timespec()
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
-    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-}
+func threadCPUSeconds() -> Double { SystemClock.threadCPUSeconds() }
 
 let counter = Counter()
 let start = DispatchTime.now().uptimeNanoseconds

@@ -39,14 +39,6 @@ struct ConsistencyTests {
         #expect(flag.err.first == "pulse-pack: error: build: unknown option --output; did you mean --out?")
     }
 
-    /// Foundation's "The operation could not be completed. The volume is read only." becomes the system's words.
-    @Test func noRawFoundationMessages() {
-        #expect(AtomicFile.reason(CocoaError(.fileWriteVolumeReadOnly)) == "Read-only file system")
-        #expect(AtomicFile.reason(CocoaError(.fileWriteOutOfSpace)) == "No space left on device")
-        #expect(AtomicFile.reason(CocoaError(.fileWriteNoPermission)) == "Permission denied")
-        #expect(!AtomicFile.reason(CocoaError(.fileWriteUnknown)).hasPrefix("The operation could not be completed"))
-    }
-
     @Test func verifyOfSomethingThatIsNotAPackageExits65() throws {
         let folder = try Support.temporaryFolder()
         let result = Support.cli(["verify", folder.path])

@@ -183,10 +183,13 @@ struct SecretAndIdTests {
     @Test func abandonedSecretStagingFilesAreRemoved() throws {
         let folder = try Support.temporaryFolder()
         let old = folder.appendingPathComponent(".tmp-.tmp-secret-ABANDONED"), fresh = folder.appendingPathComponent(".tmp-secret-IN-PROGRESS")
-        for url in [old, fresh] { try Data("x".utf8).write(to: url) }
-        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-7200)], ofItemAtPath: old.path)
+        let staged = folder.appendingPathComponent(".tmp-\(Support.packageId)-ABANDONED")  // FileSystem.createNew's staging name
+        for url in [old, fresh, staged] { try Data("x".utf8).write(to: url) }
+        for url in [old, staged] {
+            try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-7200)], ofItemAtPath: url.path)
+        }
         #expect(try PackageSecret.create(try SecretBytes.random(count: 32), at: folder.appendingPathComponent(Support.packageId)) == nil)
-        #expect(!FileManager.default.fileExists(atPath: old.path))
+        #expect(!FileManager.default.fileExists(atPath: old.path) && !FileManager.default.fileExists(atPath: staged.path))
         #expect(FileManager.default.fileExists(atPath: fresh.path))
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == [".tmp-secret-IN-PROGRESS", Support.packageId])
     }

@@ -1,0 +1,122 @@
+import Foundation
+import PulseSystem
+import Testing
+
+@Suite struct FileTests {
+    @Test func createNewRefusesAnythingThere() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try scratch.write("taken", "old")
+        #expect(throws: PathError("create", path: scratch.file("taken"), errno: .exists)) { try File.createNew(scratch.file("taken"), mode: 0o600) }
+        #expect(scratch.read("taken") == "old")
+        // A symbolic link is not followed, even to nowhere: nothing is created at its target.
+        try FileManager.default.createSymbolicLink(atPath: scratch.file("link"), withDestinationPath: scratch.file("target"))
+        #expect(throws: PathError("create", path: scratch.file("link"), errno: .exists)) { try File.createNew(scratch.file("link"), mode: 0o600) }
+        #expect(!FileManager.default.fileExists(atPath: scratch.file("target")))
+
+        let file = try File.createNew(scratch.file("new"), mode: 0o600)
+        try file.write(Array("fresh".utf8))
+        try file.close()
+        try file.close()  // again: nothing
+        #expect(scratch.read("new") == "fresh")
+        #expect(try scratch.permissions("new") == 0o600)
+    }
+
+    @Test func writesAndReadsAtOffsetsTruncatesAndTellsWhatItIs() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let file = try File.open(scratch.file("data"), .readWrite, creatingWith: 0o644)
+        try file.write(Array("hello world".utf8))
+        try file.write(Array("W".utf8), at: 6)
+        #expect(try file.read(upTo: 100, at: 0) == Array("hello World".utf8))
+        #expect(try file.read(upTo: 3, at: 2) == Array("llo".utf8))
+        #expect(try file.read(upTo: 10, at: 50) == [])
+        try file.truncate(to: 5)
+        try file.sync()
+        #expect(try file.read(upTo: 100, at: 0) == Array("hello".utf8))
+        try file.setPermissions(0o640)
+        let info = try file.info()
+        #expect(info.isRegularFile && info.size == 5 && info.permissions == 0o640)
+        #expect(info.isSameFile(as: try FileInfo.of(scratch.file("data"))))
+        #expect(info.owner == SystemProcess.effectiveUserID)
+        #expect(!file.isTerminal)
+        #expect(try FileInfo.of(scratch.path).isFolder)
+        #expect(throws: PathError("open", path: scratch.file("missing"), errno: .noSuchFile)) { try File.open(scratch.file("missing")) }
+    }
+
+    /// A file opened for appending gets every write at its end, and `redirect` sends a descriptor's writes to
+    /// another file (an access log reopened after logrotate moved it).
+    @Test func appendsAndRedirects() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let log = try File.openForAppending(scratch.file("log"), creatingWith: 0o644)
+        let other = try File.open(scratch.file("log"), .writeOnly)
+        try log.write(Array("one\n".utf8))
+        try other.write(Array("ONE".utf8))  // overwrites "one" at offset 0
+        try log.write(Array("two\n".utf8))  // still at the end
+        #expect(scratch.read("log") == "ONE\ntwo\n")
+        try FileSystem.rename(scratch.file("log"), to: scratch.file("log.1"))
+        try log.redirect(to: try File.openForAppending(scratch.file("log"), creatingWith: 0o644))
+        try log.write(Array("three\n".utf8))
+        #expect(scratch.read("log") == "three\n")
+        #expect(scratch.read("log.1") == "ONE\ntwo\n")
+    }
+
+    @Test func aFolderWorksRelativeToItself() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let folder = try Folder.open(scratch.path)
+        let file = try folder.createNew(".tmp-a", mode: 0o600)
+        try file.write(Array("abc".utf8))
+        try file.close()
+        #expect(folder.sizeOfRegularFile(".tmp-a") == 3)
+        #expect(throws: PathError("create", path: scratch.file(".tmp-a"), errno: .exists)) { try folder.createNew(".tmp-a", mode: 0o600) }
+        try folder.rename(".tmp-a", to: "a")
+        try folder.sync()
+        #expect(scratch.names() == ["a"])
+        #expect(folder.sizeOfRegularFile(".tmp-a") == nil)
+        try folder.remove("a")
+        #expect(scratch.names() == [])
+        #expect(throws: PathError("open folder", path: scratch.file("none"), errno: .noSuchFile)) { try Folder.open(scratch.file("none")) }
+    }
+
+    @Test func pathCallsSayWhatFailed() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        #expect(try FileSystem.makeFolder(scratch.file("sub"), mode: 0o700))
+        #expect(try !FileSystem.makeFolder(scratch.file("sub"), mode: 0o700))
+        #expect(throws: PathError("mkdir", path: scratch.file("none/sub"), errno: .noSuchFile)) {
+            try FileSystem.makeFolder(scratch.file("none/sub"), mode: 0o700)
+        }
+        try scratch.write("a", "a")
+        try FileSystem.link(scratch.file("a"), as: scratch.file("b"))
+        #expect(throws: PathError("link", path: scratch.file("b"), errno: .exists)) { try FileSystem.link(scratch.file("a"), as: scratch.file("b")) }
+        try FileSystem.setPermissions(scratch.file("b"), 0o604)
+        #expect(try scratch.permissions("a") == 0o604)
+        #expect(try FileSystem.removeIfPresent(scratch.file("b")))
+        #expect(try !FileSystem.removeIfPresent(scratch.file("b")))
+        #expect(throws: PathError("remove", path: scratch.file("b"), errno: .noSuchFile)) { try FileSystem.remove(scratch.file("b")) }
+        #expect(FileSystem.isAccessible(scratch.path, [.read, .write, .search]))
+        #expect(!FileSystem.isAccessible(scratch.file("b"), .read))
+        #expect(FileInfo.sizeOfRegularFile(scratch.file("a")) == 1)
+        #expect(FileInfo.sizeOfRegularFile(scratch.path) == nil)
+        try FileManager.default.createSymbolicLink(atPath: scratch.file("link"), withDestinationPath: "a")
+        #expect(try FileInfo.ofLink(scratch.file("link")).kind == .symbolicLink)
+        #expect(try FileInfo.of(scratch.file("link")).kind == .regular)
+    }
+
+    @Test func processesAndClocks() throws {
+        #expect(SystemProcess.currentID == ProcessInfo.processInfo.processIdentifier)
+        #expect(!SystemProcess.isGone(SystemProcess.currentID))
+        #expect(!SystemProcess.isGone(1), "pid 1 exists (another user's process counts as there)")
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: "/bin/true")
+        try child.run()
+        child.waitUntilExit()
+        #expect(SystemProcess.isGone(child.processIdentifier))
+        let before = SystemClock.monotonicNanoseconds()
+        Thread.sleep(forTimeInterval: 0.01)
+        #expect(SystemClock.monotonicNanoseconds() - before >= 10_000_000)
+        #expect(SystemClock.threadCPUSeconds() > 0)
+    }
+}
