@@ -1,4 +1,4 @@
-"""What Scripts/fuzz-server and Scripts/probe-server share: the contract's request signing, enrollment, raw
+"""What Scripts/probe/fuzz-server and Scripts/probe/server share: the contract's request signing, enrollment, raw
 requests over a socket, and a pulse-server of their own (release build, data folder on tmpfs, an event
 imported from Samples/). Written from the contract and docs/server.md, not from the server's code. Needs the
 `cryptography` package (Debian: python3-cryptography)."""
@@ -16,7 +16,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EMPTY_DIGEST = hashlib.sha256(b"").hexdigest().encode()
 
 

@@ -1,4 +1,4 @@
-# Shared by Scripts/test-origin-cache and Scripts/bench-origin (sourced, not run).
+# Shared by Scripts/system/origin-cache and Scripts/bench/origin (sourced, not run).
 
 # A free TCP port on 127.0.0.1.
 free_port() {

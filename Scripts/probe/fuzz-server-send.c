@@ -1,4 +1,4 @@
-// The sender of Scripts/fuzz-server: fires a file of raw HTTP requests at a server over many keep-alive
+// The sender of Scripts/probe/fuzz-server: fires a file of raw HTTP requests at a server over many keep-alive
 // connections (epoll, non-blocking), one request in flight per connection, and writes the status of each
 // answer in request order. Fast enough that the fuzzer measures the server, not itself.
 //

@@ -1,4 +1,4 @@
-// The load generator of Scripts/bench-server: pre-signed HTTP requests fired over raw non-blocking
+// The load generator of Scripts/bench/server: pre-signed HTTP requests fired over raw non-blocking
 // sockets with one epoll loop, so the generator costs little next to the server it measures (both share
 // the machine's cores; the script reports the generator's CPU time too).
 //
