@@ -1,6 +1,6 @@
 """What Scripts/probe/fuzz-server and Scripts/probe/server share: the contract's request signing, enrollment, raw
 requests over a socket, and a pulse-server of their own (release build, data folder on tmpfs, an event
-imported from Samples/). Written from the contract and docs/server.md, not from the server's code. Needs the
+imported from Samples/). Written from the contract and docs/server-routes.md, not from the server's code. Needs the
 `cryptography` package (Debian: python3-cryptography)."""
 import base64
 import hashlib
