@@ -96,6 +96,8 @@ let package = Package(
         testTarget("PulseAgeTests", ["PulseAge", "PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine"]),
         testTarget("PulseOpsTests", ["PulseOps", "PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine"]),
         testTarget("PulseSystemTests", ["PulseSystem"]),
+        testTarget("PulseStoreTests", ["PulseStore", "PulseCore", "PulseCrypto"]),
+        testTarget("PulseImageTests", ["PulseImage"]),
         testTarget("PulseHTTPServerTests", ["PulseHTTPServer", "PulseSystem"]),
         testTarget("PulseOriginTests", ["PulseOrigin", "PulseHTTPServer", "PulseCrypto", "PulseCommandLine", "PulseSystem"]),
         testTarget("PulseSQLiteTests", ["PulseSQLite"]),
