@@ -93,7 +93,7 @@ let package = Package(
         testTarget("PulseHTMLTests", ["PulseHTML"]),
         testTarget("PulseQRTests", ["PulseQR", "PulseHTML"]),
         testTarget("PulseMetricsTests", ["PulseMetrics"]),
-        testTarget("PulseAgeTests", ["PulseAge", "PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine"]),
+        testTarget("PulseAgeTests", ["PulseAge", "PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine", "SyncTestSupport"]),
         testTarget("PulseOpsTests", ["PulseOps", "PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine"]),
         testTarget("PulseSystemTests", ["PulseSystem"]),
         testTarget("PulseStoreTests", ["PulseStore", "PulseCore", "PulseCrypto"]),
@@ -104,7 +104,7 @@ let package = Package(
         testTarget("PulsePostgresTests", ["PulsePostgres", "PulsePostgresTesting"]),
         testTarget("PulseServerTests", [
             "PulseServer", "PulseSQLite", "PulseCore", "PulseCrypto", "PulseAge", "PulseCommandLine", "PulsePack", "PulseStore",
-            "PulseHTTPServer", "PulsePostgres", "PulsePostgresTesting", "PulseSystem",
+            "PulseHTTPServer", "PulsePostgres", "PulsePostgresTesting", "PulseSystem", "SyncTestSupport",
         ]),
         testTarget("PulsePDFTests", ["PulsePDF", "PulseCrypto"]),
         testTarget("PulsePackTests", ["PulsePack", "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseAge"]),
