@@ -1,4 +1,4 @@
-// Measurements of the console's and the metrics' building blocks, for Scripts/bench-blocks. Not tests:
+// Measurements of the console's and the metrics' building blocks, for Scripts/bench/blocks. Not tests:
 // they print figures, each next to a baseline measured in the same run.
 //
 //   pulse-bench-blocks html [--rows N] [--runs N]
@@ -41,7 +41,7 @@ let metrics = Command(
     })
 
 let root = Command(
-    name: "pulse-bench-blocks", abstract: "Measurements of PulseHTML and PulseMetrics (Scripts/bench-blocks).",
+    name: "pulse-bench-blocks", abstract: "Measurements of PulseHTML and PulseMetrics (Scripts/bench/blocks).",
     examples: ["pulse-bench-blocks html --rows 10000", "pulse-bench-blocks metrics --operations 5000000"], subcommands: [html, metrics])
 
 exit(CommandLineTool.main(root, arguments: Array(CommandLine.arguments.dropFirst()), errorHandler: { error in

@@ -1,4 +1,4 @@
-// ES256 verification throughput of PulseCrypto, for Scripts/bench-verify (which runs it next to
+// ES256 verification throughput of PulseCrypto, for Scripts/bench/verify (which runs it next to
 // `openssl speed ecdsap256`). Not a test: it prints a measurement.
 //
 //   pulse-bench-verify [--threads N] [--seconds S]
@@ -16,7 +16,7 @@ import PulseSystem
 /// The options, declared once like every Pulse tool's: `--help`, `--version`, and one clear line for a typo.
 let command = Command(
     name: "pulse-bench-verify",
-    abstract: "ES256 verifies per second of PulseCrypto (Scripts/bench-verify runs it next to openssl speed).",
+    abstract: "ES256 verifies per second of PulseCrypto (Scripts/bench/verify runs it next to openssl speed).",
     examples: ["pulse-bench-verify --threads 2 --seconds 3", "valgrind --tool=callgrind pulse-bench-verify --count 300"],
     options: [
         .value("threads", "<n>", help: "Threads verifying at once (default 1)."),
@@ -64,7 +64,7 @@ final class Counter: @unchecked Sendable {
     var verified = 0
     var failed = 0
     /// Sum over threads of verifies per second of that thread's CPU time: how fast the code is
-    /// when it gets a core, whatever else shares the machine (Scripts/bench-verify compares the
+    /// when it gets a core, whatever else shares the machine (Scripts/bench/verify compares the
     /// wall-clock rate, per_second, with openssl).
     var perCPUSecond = 0.0
     func add(_ verified: Int, _ failed: Int, cpuSeconds: Double) {

@@ -1,4 +1,5 @@
 import Foundation
+import SyncTestSupport
 import Testing
 @testable import PulseAge
 
@@ -12,7 +13,7 @@ import Testing
     }
 
     /// An identity made by age-keygen, and its recipient as age-keygen -y prints it.
-    private func keygen(_ folder: TemporaryFolder, _ name: String) throws -> (file: String, recipient: String) {
+    private func keygen(_ folder: TestFolder, _ name: String) throws -> (file: String, recipient: String) {
         let file = folder.path(name)
         let made = try AgeTool.run(AgeTool.ageKeygen, ["-o", file])
         try #require(made.status == 0, "age-keygen failed: \(made.stderr)")
@@ -23,7 +24,7 @@ import Testing
 
     @Test func ageOpensWhatWeSeal() throws {
         try AgeTool.requireInstalled()
-        let folder = try TemporaryFolder()
+        let folder = try TestFolder()
         let (identityFile, recipient) = try keygen(folder, "id.txt")
         for size in Self.sizes {
             let message = plaintext(size)
@@ -36,7 +37,7 @@ import Testing
 
     @Test func weOpenWhatAgeSeals() throws {
         try AgeTool.requireInstalled()
-        let folder = try TemporaryFolder()
+        let folder = try TestFolder()
         let (identityFile, recipient) = try keygen(folder, "id.txt")
         let identityText = try String(contentsOfFile: identityFile, encoding: .utf8)
         for size in Self.sizes {
@@ -49,7 +50,7 @@ import Testing
 
     @Test func recipientDerivationMatchesAgeKeygen() throws {
         try AgeTool.requireInstalled()
-        let folder = try TemporaryFolder()
+        let folder = try TestFolder()
         let (identityFile, recipient) = try keygen(folder, "id.txt")
         let identities = try AgeIdentity.parseFile(String(contentsOfFile: identityFile, encoding: .utf8))
         #expect(identities.count == 1)
@@ -59,7 +60,7 @@ import Testing
 
     @Test func ageUsesOurIdentityFile() throws {
         try AgeTool.requireInstalled()
-        let folder = try TemporaryFolder()
+        let folder = try TestFolder()
         let identity = try AgeIdentity.generate()
         let file = folder.path("ours.txt")
         try identity.fileContents().write(toFile: file, atomically: true, encoding: .utf8)
@@ -76,7 +77,7 @@ import Testing
 
     @Test func multipleRecipientsBothWays() throws {
         try AgeTool.requireInstalled()
-        let folder = try TemporaryFolder()
+        let folder = try TestFolder()
         let first = try keygen(folder, "a.txt")
         let second = try keygen(folder, "b.txt")
         let message = plaintext(1000)
@@ -93,7 +94,7 @@ import Testing
 
     @Test func wrongIdentityIsRefusedBothWays() throws {
         try AgeTool.requireInstalled()
-        let folder = try TemporaryFolder()
+        let folder = try TestFolder()
         let right = try keygen(folder, "right.txt")
         let wrong = try keygen(folder, "wrong.txt")
         let theirs = try AgeTool.run(AgeTool.age, ["-r", right.recipient], stdin: [1, 2, 3])

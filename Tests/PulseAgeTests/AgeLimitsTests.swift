@@ -1,6 +1,7 @@
 import Foundation
 import PulseCommandLine
 import PulseCore
+import SyncTestSupport
 import Testing
 @testable import PulseAge
 @testable import PulseCrypto
@@ -78,7 +79,7 @@ import Testing
     }
 
     @Test func keysOpenRefusesOversizedFilesWithOneLine() throws {
-        let folder = try TemporaryFolder()
+        let folder = try TestFolder()
         let identityFile = folder.path("id.txt")
         try identity.fileContents().write(toFile: identityFile, atomically: true, encoding: .utf8)
         let big = folder.path("big.age")

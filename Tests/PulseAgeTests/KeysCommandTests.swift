@@ -2,6 +2,7 @@ import Foundation
 import PulseCommandLine
 import PulseCore
 import PulseStore
+import SyncTestSupport
 import Synchronization
 import Testing
 @testable import PulseAge
@@ -44,7 +45,7 @@ import Testing
                                 keyB64: "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=", nonceB64: "AAECAwQFBgcICQoL")])
 
     /// An identity from our keygen, its recipient, and the temp folder holding it.
-    func keygen(_ folder: TemporaryFolder) throws -> (file: String, recipient: String) {
+    func keygen(_ folder: TestFolder) throws -> (file: String, recipient: String) {
         let file = folder.path("server-identity.txt")
         let run = keys("keygen", "--out", file)
         try #require(run.code == 0, "\(run.err)")
@@ -66,7 +67,7 @@ import Testing
 
     @Test func keygenWritesPrivateIdentityAndPrintsRecipient() throws {
         try AgeTool.requireInstalled()
-        let folder = try TemporaryFolder()
+        let folder = try TestFolder()
         let (file, recipient) = try keygen(folder)
         #expect(recipient.hasPrefix("age1"))
         #expect(try permissions(file) == 0o600)
@@ -105,7 +106,7 @@ import Testing
 
     @Test func sealFileOpensWithAgeAndWithOpen() throws {
         try AgeTool.requireInstalled()
-        let folder = try TemporaryFolder()
+        let folder = try TestFolder()
         let (identity, recipient) = try keygen(folder)
         let tableFile = folder.path("2.json")
         let tableBytes = try SealedKeyTable.encode(Self.table)
@@ -131,7 +132,7 @@ import Testing
 
     @Test func openReadsWhatAgeSealed() throws {
         try AgeTool.requireInstalled()
-        let folder = try TemporaryFolder()
+        let folder = try TestFolder()
         let identity = folder.path("age-id.txt")
         #expect(try AgeTool.run(AgeTool.ageKeygen, ["-o", identity]).status == 0)
         let recipient = String(decoding: try AgeTool.run(AgeTool.ageKeygen, ["-y", identity]).stdout, as: UTF8.self)
@@ -151,7 +152,7 @@ import Testing
 
     @Test func sealPackageSealsEveryKeyTable() throws {
         try AgeTool.requireInstalled()
-        let folder = try TemporaryFolder()
+        let folder = try TestFolder()
         let (identity, recipient) = try keygen(folder)
         let package = PulsePackage(root: folder.url.appendingPathComponent("pkg"))
         var second = Self.table
@@ -178,7 +179,7 @@ import Testing
 
     @Test func buildPathWritesOnlyTheSealedTable() throws {
         try AgeTool.requireInstalled()
-        let folder = try TemporaryFolder()
+        let folder = try TestFolder()
         let (identity, recipient) = try keygen(folder)
         let package = PulsePackage(root: folder.url.appendingPathComponent("pkg"))
         let recipients = try SealedKeyTable.recipients([recipient])
@@ -198,7 +199,7 @@ import Testing
 
     @Test func badInputGetsOneLineAndExit65() throws {
         try AgeTool.requireInstalled()
-        let folder = try TemporaryFolder()
+        let folder = try TestFolder()
         let (identity, recipient) = try keygen(folder)
         let tableFile = folder.path("t.json")
         try Data(try SealedKeyTable.encode(Self.table)).write(to: URL(fileURLWithPath: tableFile))

@@ -98,9 +98,9 @@ import Testing
         print("kill -9 during sync: \(log.joined(separator: "; ")); the last sync resumed \(resumed) bytes")
     }
 
-    /// `count` PNG slides of about `megabytes` in all (Scripts/make-image-folder: incompressible pixels).
+    /// `count` PNG slides of about `megabytes` in all (Scripts/samples/make-image-folder: incompressible pixels).
     static func images(count: Int, megabytes: Int, seed: Int, into folder: URL) throws {
-        let script = SamplePackage.samples.deletingLastPathComponent().appendingPathComponent("Scripts/make-image-folder")
+        let script = SamplePackage.samples.deletingLastPathComponent().appendingPathComponent("Scripts/samples/make-image-folder")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script.path, "--count", String(count), "--total-mb", String(megabytes), "--seed", String(seed), "--out", folder.path]

@@ -1,7 +1,7 @@
 import Foundation
 import PulseSystem
 
-/// Scripts/keepalive-clients: a steady keep-alive load from a separate process (its sockets and its time are
+/// Scripts/lib/keepalive-clients: a steady keep-alive load from a separate process (its sockets and its time are
 /// not the test process's), and every request that got no answer: which connection, which request on it, when.
 struct KeepAliveLoad {
     struct Result {
@@ -19,7 +19,7 @@ struct KeepAliveLoad {
 
     func run() throws -> Result {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Scripts/keepalive-clients")
+            .deletingLastPathComponent().appendingPathComponent("Scripts/lib/keepalive-clients")
         let process = Process()
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

@@ -34,7 +34,7 @@ import Testing
         #expect(tracker.closedByDeadline.load(ordering: .relaxed) == 1)
     }
 
-    /// 64 keep-alive clients for 3 s (Scripts/keepalive-clients) with the sweeper checking every millisecond
+    /// 64 keep-alive clients for 3 s (Scripts/lib/keepalive-clients) with the sweeper checking every millisecond
     /// instead of every 250 ms (the race's odds per second scale with it): every request is answered, none cut.
     @Test func steadyKeepAliveLoadLosesNoConnection() throws {
         let server = try TestServer({

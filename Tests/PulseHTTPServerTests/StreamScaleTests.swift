@@ -3,8 +3,8 @@ import PulseHTTPServer
 import PulseSystem
 import Testing
 
-/// Thousands of event streams on one server: the clients run in a separate process (Scripts/stream-clients) so
-/// both ends fit their descriptor limits. `PULSE_STREAMS=10000` (Scripts/bench-streams) measures more.
+/// Thousands of event streams on one server: the clients run in a separate process (Scripts/lib/stream-clients) so
+/// both ends fit their descriptor limits. `PULSE_STREAMS=10000` (Scripts/bench/streams) measures more.
 @Suite(.serialized) struct StreamScaleTests {
     static let count = ProcessInfo.processInfo.environment["PULSE_STREAMS"].flatMap(Int.init) ?? 2000
 
@@ -87,7 +87,7 @@ import Testing
     }
 }
 
-/// Scripts/stream-clients, driven over its stdin and stdout.
+/// Scripts/lib/stream-clients, driven over its stdin and stdout.
 final class StreamClients {
     let process = Process()
     private let input = Pipe()
@@ -96,7 +96,7 @@ final class StreamClients {
 
     init(port: UInt16, streams: Int) throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Scripts/stream-clients")
+            .deletingLastPathComponent().appendingPathComponent("Scripts/lib/stream-clients")
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script.path, "--port", "\(port)", "--streams", "\(streams)"]
         process.standardInput = input

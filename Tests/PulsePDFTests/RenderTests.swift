@@ -36,7 +36,7 @@ struct RenderTests {
 }
 
 /// The same comparison on real decks made by others, when `PULSE_CORPUS` names a folder of PDFs
-/// (`Scripts/corpus` sets it to ../shared/decks; a fresh clone has none, so plain `swift test` skips it).
+/// (`Scripts/system/corpus` sets it to ../shared/decks; a fresh clone has none, so plain `swift test` skips it).
 struct CorpusRenderTests {
     static let folder = ProcessInfo.processInfo.environment["PULSE_CORPUS"]
 

@@ -1,6 +1,5 @@
 import Foundation
 import PulseCore
-import PulseImage
 import Testing
 
 @testable import PulsePack
@@ -148,17 +147,6 @@ struct ImageInputTests {
         #expect(["Slide10.png", "slide1.png", "slide2.png"].sorted(by: naturalOrder) == ["slide1.png", "slide2.png", "Slide10.png"])
         #expect(["b", "A", "a", "B"].sorted(by: naturalOrder) == ["A", "a", "B", "b"])
         #expect(["x10", "x9", "x010", "x1"].sorted(by: naturalOrder) == ["x1", "x9", "x010", "x10"])
-    }
-
-    @Test func headersGiveTheSizeOfEveryFormat() throws {
-        #expect(try ImageHeader.read(Self.png(width: 640, height: 480)) == ImageHeader(format: .png, width: 640, height: 480))
-        let samples = Support.samples.appendingPathComponent("images")
-        let jpeg = try #require(try ImageHeader.read(Data(contentsOf: samples.appendingPathComponent("grace.jpg"))))
-        #expect(jpeg.format == .jpeg && jpeg.width > 0 && jpeg.height > 0)
-        let webp = try #require(try ImageHeader.read(Data(contentsOf: samples.appendingPathComponent("margaret.webp"))))
-        #expect(webp.format == .webp && webp.width > 0 && webp.height > 0)
-        #expect(throws: ImageError.self) { try ImageHeader.read(Array("GIF89a......".utf8)) }
-        #expect(ImageLimits.format(forExtension: "a.JPEG") == .jpeg)
     }
 }
 

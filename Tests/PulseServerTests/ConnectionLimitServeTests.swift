@@ -1,5 +1,6 @@
 import Foundation
 import PulseSystem
+import SyncTestSupport
 import Testing
 
 /// Issue 23 on `pulse-server serve` (the real executable): a connection over `--max-connections-per-ip` or
@@ -8,7 +9,7 @@ import Testing
 @Suite(.serialized) struct ConnectionLimitServeTests {
     @Test(arguments: ["--max-connections-per-ip", "--max-connections"])
     func overTheLimitTheRequestIsAnswered503(_ limit: String) throws {
-        let folder = try TemporaryFolder()
+        let folder = try TestFolder()
         let server = try ServerProcess(data: folder.url.appendingPathComponent("data").path, [limit, "2", "--access-log", "off"])
         let held = try (0..<2).map { _ in try server.client() }
         for client in held { #expect(try client.request("GET", "/api/sync/time").status == 200) }

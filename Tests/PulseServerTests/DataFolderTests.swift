@@ -1,5 +1,6 @@
 import Foundation
 import PulseServer
+import SyncTestSupport
 import Testing
 
 @Suite struct DataFolderTests {
@@ -8,7 +9,7 @@ import Testing
     }
 
     @Test func createsAPrivateFolderAndPrivateDatabaseFiles() throws {
-        let parent = try TemporaryFolder()
+        let parent = try TestFolder()
         let path = parent.url.appendingPathComponent("nested/data").path
         let folder = try DataFolder.prepare(path)
         let storage = try folder.openStorage()
@@ -21,7 +22,7 @@ import Testing
     }
 
     @Test func refusesLoosePermissionsNamingTheFileAndTheFix() throws {
-        let parent = try TemporaryFolder()
+        let parent = try TestFolder()
         let path = parent.url.appendingPathComponent("data").path
         let folder = try DataFolder.prepare(path)
         _ = try folder.openStorage()
@@ -44,7 +45,7 @@ import Testing
     }
 
     @Test func aLooseWALFileIsRefusedToo() throws {
-        let parent = try TemporaryFolder()
+        let parent = try TestFolder()
         let folder = try DataFolder.prepare(parent.url.appendingPathComponent("data").path)
         let storage = try folder.openStorage()
         try TestContent.seed(storage, "talk")
@@ -55,7 +56,7 @@ import Testing
     }
 
     @Test func symbolicLinksAndNonFoldersAreRefused() throws {
-        let parent = try TemporaryFolder()
+        let parent = try TestFolder()
         let path = parent.url.appendingPathComponent("data").path
         let folder = try DataFolder.prepare(path)
         try FileManager.default.removeItem(atPath: folder.databasePath)
@@ -71,7 +72,7 @@ import Testing
     }
 
     @Test func aRestartKeepsDevicesStateAndFrontier() throws {
-        let parent = try TemporaryFolder()
+        let parent = try TestFolder()
         let path = parent.url.appendingPathComponent("data").path
         var device: DeviceRecord?
         do {

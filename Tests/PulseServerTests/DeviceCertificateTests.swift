@@ -2,11 +2,12 @@ import Foundation
 import PulseCore
 import PulseCrypto
 import PulseServer
+import SyncTestSupport
 import Testing
 
 @Suite struct DeviceCertificateTests {
     @Test func theKeyIsMadeOncePrivatelyAndLoadedAfterwards() throws {
-        let parent = try TemporaryFolder()
+        let parent = try TestFolder()
         let folder = try DataFolder.prepare(parent.url.appendingPathComponent("data").path)
         let key = try DeviceCertificateKey.loadOrCreate(in: folder)
         let attributes = try FileManager.default.attributesOfItem(atPath: folder.certificateKeyPath)
@@ -19,7 +20,7 @@ import Testing
     }
 
     @Test func concurrentFirstStartsAgreeOnOneKey() throws {
-        let parent = try TemporaryFolder()
+        let parent = try TestFolder()
         let folder = try DataFolder.prepare(parent.url.appendingPathComponent("data").path)
         let ids = Lines()
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
@@ -29,7 +30,7 @@ import Testing
     }
 
     @Test func aDamagedOrLooseKeyFileRefusesTheStartWithoutQuotingIt() throws {
-        let parent = try TemporaryFolder()
+        let parent = try TestFolder()
         let folder = try DataFolder.prepare(parent.url.appendingPathComponent("data").path)
         _ = FileManager.default.createFile(atPath: folder.certificateKeyPath, contents: Data("SECRET-LOOKING GARBAGE".utf8), attributes: [.posixPermissions: 0o600])
         let damaged = #expect(throws: ServerError.self) { try DeviceCertificateKey.loadOrCreate(in: folder) }
@@ -43,7 +44,7 @@ import Testing
     }
 
     @Test func certificatesVerifyWithThePublishedKeyAndNothingElse() throws {
-        let parent = try TemporaryFolder()
+        let parent = try TestFolder()
         let key = try DeviceCertificateKey.loadOrCreate(in: try DataFolder.prepare(parent.url.appendingPathComponent("data").path))
         let devicePublic = try P256.PrivateKey().publicKey.derRepresentation
         let device = DeviceRecord(

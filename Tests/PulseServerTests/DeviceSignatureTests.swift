@@ -4,10 +4,10 @@ import PulseCrypto
 import Testing
 @testable import PulseServer
 
-/// The `X-Pulse-Device` header and the canonical string, the worked example of docs/server.md, and every
+/// The `X-Pulse-Device` header and the canonical string, the worked example of docs/server-routes.md, and every
 /// Wycheproof P1363 case through the header's verify path.
 @Suite struct DeviceSignatureTests {
-    // The worked example of docs/server.md ("Signing a request"), checked here so the document cannot drift.
+    // The worked example of docs/server-routes.md ("Signing a request"), checked here so the document cannot drift.
     static let examplePublicKey =
         "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEiKe/ZxkJKGdvqmyFXgIi996C6vjndXn6vrrahBnzIwbTqGOgA6eFOJAvESdli3OM+U+IfoFHgNy6yUQhi34VdQ=="
     static let exampleDevice = "3f6c1a2b9d8e7f60a1b2c3d4e5f60718"
@@ -20,7 +20,7 @@ import Testing
     static let examplePostHeader =
         "3f6c1a2b9d8e7f60a1b2c3d4e5f60718;ts=1796112000;sig=dxGPgws4axLngpsMFMLo9nfggQqAQULUkPyL7r11FWGIfjfW4KGh3WDOYkCAlv_RI8FRPx1fPZQZw5vYXWNdKQ"
 
-    static let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../docs/server.md").standardizedFileURL
+    static let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../docs/server-routes.md").standardizedFileURL
 
     @Test func theWorkedExampleOfTheDocsVerifies() throws {
         let key = try P256.PublicKey(derRepresentation: try #require(Data(base64Encoded: Self.examplePublicKey)))
@@ -41,10 +41,10 @@ import Testing
         // The document shows exactly these values.
         let text = try String(contentsOf: Self.docs, encoding: .utf8)
         for value in [Self.examplePublicKey, Self.exampleGetHeader, Self.examplePostHeader, Self.examplePostBody] {
-            #expect(text.contains(value), "docs/server.md lacks \(value.prefix(40))…")
+            #expect(text.contains(value), "docs/server-routes.md lacks \(value.prefix(40))…")
         }
         for canonical in [Self.exampleGetCanonical, Self.examplePostCanonical] {
-            #expect(text.contains("```\n" + canonical + "\n```"), "docs/server.md lacks the canonical string \(canonical.prefix(30))…")
+            #expect(text.contains("```\n" + canonical + "\n```"), "docs/server-routes.md lacks the canonical string \(canonical.prefix(30))…")
         }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import PulseAge
 import PulseCore
 import PulseServer
+import SyncTestSupport
 import Testing
 
 @Suite struct ImportCommandTests {
@@ -82,7 +83,7 @@ import Testing
     }
 
     @Test func badPackagesAndIdentitiesExit65WithOneLine() throws {
-        let folder = try TemporaryFolder()
+        let folder = try TestFolder()
         let data = folder.url.appendingPathComponent("data").path
         let missing = CLI.run(["import", "--data", data, folder.url.path])
         #expect(missing.code == 65 && missing.err == ["pulse-server: error: \(folder.url.path): not a package's server part (no server/index.json or index.json)"])

@@ -3,6 +3,7 @@ import PulseCrypto
 import PulsePostgresTesting
 import PulseServer
 import PulseSystem
+import SyncTestSupport
 import Testing
 
 /// pulse-server as operators run several: `count` real `serve` processes on one PostgreSQL database, started
@@ -10,7 +11,7 @@ import Testing
 /// says (`NginxProxy.configuration`).
 final class InstanceFleet: @unchecked Sendable {
     let database: TestDatabase
-    let folder: TemporaryFolder
+    let folder: TestFolder
     let servers: [ServerProcess]
     let nginx: NginxProxy
     /// `PULSE_DATABASE_URL` for the servers and the CLI.
@@ -23,7 +24,7 @@ final class InstanceFleet: @unchecked Sendable {
         _ database: TestDatabase, count: Int, dataFolders: [String?]? = nil, arguments: [String] = [], name: String = #function
     ) throws {
         self.database = database
-        folder = try TemporaryFolder(name)
+        folder = try TestFolder(name)
         let environment = [ServerCommand.databaseVariable: database.url]
         let started = Servers()
         let logs = folder.url

@@ -2,6 +2,7 @@ import Foundation
 import PulseCrypto
 import PulseSQLite
 import PulseServer
+import SyncTestSupport
 import Testing
 
 /// kill -9 in the middle of a burst of enrolls: a child process (this test bundle, running only the
@@ -13,7 +14,7 @@ import Testing
     static let codesPerRound = 400
 
     @Test func everyAnsweredEnrollSurvivesAKillAndNoCodeIsUsedTwice() throws {
-        let folder = try TemporaryFolder()
+        let folder = try TestFolder()
         let path = folder.url.appendingPathComponent("pulse-server.sqlite").path
         let storage = try SQLiteStorage(path: path)
         try TestContent.seed(storage, "talk")

@@ -4,6 +4,7 @@ import PulseCrypto
 import PulsePostgres
 import PulsePostgresTesting
 import PulseSystem
+import SyncTestSupport
 import Testing
 @testable import PulseServer
 

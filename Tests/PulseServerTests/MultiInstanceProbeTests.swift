@@ -3,19 +3,19 @@ import PulsePostgresTesting
 import PulseServer
 import Testing
 
-/// `Scripts/probe-server` against three `serve` instances on one PostgreSQL behind nginx (`InstanceFleet`):
+/// `Scripts/probe/server` against three `serve` instances on one PostgreSQL behind nginx (`InstanceFleet`):
 /// everything it checks must hold on the shared backend too (issue 17). It takes a minute or two, so it runs
-/// when asked: `Scripts/probe-server --fleet` (which sets PULSE_PROBE_FLEET=1 and runs this test).
+/// when asked: `Scripts/probe/server --fleet` (which sets PULSE_PROBE_FLEET=1 and runs this test).
 @Suite(.serialized) struct MultiInstanceProbeTests {
     static let enabled = ProcessInfo.processInfo.environment["PULSE_PROBE_FLEET"] == "1"
 
-    @Test(.enabled(if: enabled, "Scripts/probe-server --fleet runs it")) func theProbePassesAgainstThreeInstancesBehindNginx() throws {
+    @Test(.enabled(if: enabled, "Scripts/probe/server --fleet runs it")) func theProbePassesAgainstThreeInstancesBehindNginx() throws {
         let fleet = try MultiInstanceTests.fleet(3)
         try fleet.seed(["talk", "other"], series: "conf")
         let staff = try fleet.staffToken()
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardizedFileURL
         let process = Process()
-        process.executableURL = root.appendingPathComponent("Scripts/probe-server")
+        process.executableURL = root.appendingPathComponent("Scripts/probe/server")
         process.arguments = [
             "--url", "http://127.0.0.1:\(fleet.nginx.port)", "--staff-token", staff, "--session", "talk", "--instances", "3", "--behind-proxy",
             "--bin", ServerProcess.binary.deletingLastPathComponent().path, "--connections", "256",

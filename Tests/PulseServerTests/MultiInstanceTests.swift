@@ -4,6 +4,7 @@ import PulseCrypto
 import PulsePostgres
 import PulsePostgresTesting
 import PulseSystem
+import SyncTestSupport
 import Testing
 @testable import PulseServer
 
@@ -186,7 +187,7 @@ import Testing
     /// (the oldest in the database) and publishes every key, so a certificate from any instance, or from the
     /// single box a key came from, verifies; a key adopted later by another instance is published by all.
     @Test func everyInstanceSignsWithOneKeyAndPublishesEveryKey() throws {
-        let folders = try TemporaryFolder()
+        let folders = try TestFolder()
         let keyed = try (0..<3).map { n in try DataFolder.prepare(folders.url.appendingPathComponent("data-\(n)").path) }
         let keys = try keyed.map { try DeviceCertificateKey.loadOrCreate(in: $0) }
         let fleet = try Self.fleet(dataFolders: [keyed[0].url.path, keyed[1].url.path, nil])

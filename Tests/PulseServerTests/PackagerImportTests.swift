@@ -4,6 +4,7 @@ import PulseCore
 import PulseCrypto
 import PulsePack
 import PulseServer
+import SyncTestSupport
 import Testing
 
 /// The importer against what the real packager writes: the bundled samples built with sealed key
@@ -12,7 +13,7 @@ import Testing
     static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Samples").standardizedFileURL
 
     @Test func everyImportedKeyOpensItsSlideAndGatedResourcesReleaseByTheRules() throws {
-        let folder = try TemporaryFolder()
+        let folder = try TestFolder()
         let identity = try AgeIdentity.generate()
         let identityFile = folder.url.appendingPathComponent("identity.txt")
         try Data(identity.fileContents().utf8).write(to: identityFile)

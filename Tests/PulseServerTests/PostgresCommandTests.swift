@@ -4,6 +4,7 @@ import PulseCrypto
 import PulsePostgres
 import PulsePostgresTesting
 import PulseServer
+import SyncTestSupport
 import Testing
 
 /// `--database` / `PULSE_DATABASE_URL` on import and admin, and `migrate` from a SQLite data folder.
@@ -66,8 +67,8 @@ import Testing
     // MARK: - migrate
 
     /// A single-box event on SQLite with a bit of everything.
-    static func populatedSQLite() throws -> (TemporaryFolder, SQLiteStorage, [String: [UInt8]]) {
-        let folder = try TemporaryFolder()
+    static func populatedSQLite() throws -> (TestFolder, SQLiteStorage, [String: [UInt8]]) {
+        let folder = try TestFolder()
         let data = try DataFolder.prepare(folder.url.appendingPathComponent("data").path)
         _ = try DeviceCertificateKey.loadOrCreate(in: data)
         let storage = try data.openStorage(connections: 2)

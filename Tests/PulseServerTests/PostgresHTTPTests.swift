@@ -3,6 +3,7 @@ import PulseCore
 import PulseCrypto
 import PulsePostgres
 import PulsePostgresTesting
+import SyncTestSupport
 import Testing
 @testable import PulseServer
 
@@ -213,7 +214,7 @@ import Testing
     /// CLI, the keys through the other; the password in no line either prints.
     @Test func twoServeProcessesStartedTogetherShareOneDatabase() throws {
         let database = try PostgresCluster.shared().createDatabase("serve")
-        let folder = try TemporaryFolder()
+        let folder = try TestFolder()
         let dataA = try DataFolder.prepare(folder.url.appendingPathComponent("a").path)
         let dataB = try DataFolder.prepare(folder.url.appendingPathComponent("b").path)
         _ = try DeviceCertificateKey.loadOrCreate(in: dataA)

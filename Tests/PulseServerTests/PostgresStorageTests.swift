@@ -3,6 +3,7 @@ import PulseCrypto
 import PulsePostgres
 import PulsePostgresTesting
 import PulseServer
+import SyncTestSupport
 import Testing
 
 /// What only the PostgreSQL backend has: instances that learn of each other's changes through NOTIFY,
@@ -99,7 +100,7 @@ import Testing
         }
         #expect(failures.value == 0 && Set(kids.out).count == 1 && !kids.out[0].contains(","), "\(kids.out)")
         let storage = try PostgresStorage(configuration: database.configuration, connections: 1, watchChanges: false)
-        let folder = try TemporaryFolder()
+        let folder = try TestFolder()
         let boxKey = try DeviceCertificateKey.loadOrCreate(in: try DataFolder.prepare(folder.url.appendingPathComponent("data").path))
         #expect(try storage.prepareCertificateKeys(adopting: boxKey, at: 2000).map(\.keyId) == [kids.out[0], boxKey.keyId])
         #expect(try storage.prepareCertificateKeys(adopting: boxKey, at: 3000).map(\.keyId) == [kids.out[0], boxKey.keyId])

@@ -1,12 +1,13 @@
 import Foundation
 import PulseSQLite
 import PulseServer
+import SyncTestSupport
 import Testing
 
 /// What only the SQLite backend has: its file, its schema's own guards.
 @Suite struct SQLiteStorageTests {
-    static func open() throws -> (TemporaryFolder, SQLiteStorage, Database) {
-        let folder = try TemporaryFolder()
+    static func open() throws -> (TestFolder, SQLiteStorage, Database) {
+        let folder = try TestFolder()
         let path = folder.url.appendingPathComponent("s.sqlite").path
         let storage = try SQLiteStorage(path: path)
         return (folder, storage, try Database(path: path))

@@ -3,6 +3,7 @@ import PulseCore
 import PulseCrypto
 import PulsePack
 import PulseSystem
+import SyncTestSupport
 import Synchronization
 import Testing
 @testable import PulseServer
@@ -10,7 +11,7 @@ import Testing
 /// `pulse-server serve` as operators run it: the real executable, real signals, a real package.
 @Suite(.serialized) struct ServeProcessTests {
     /// The bundled samples built by the real packager (plain key tables), in `folder/pkg`.
-    static func samplePackage(in folder: TemporaryFolder) throws -> URL {
+    static func samplePackage(in folder: TestFolder) throws -> URL {
         let package = folder.url.appendingPathComponent("pkg")
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_CONFIG_HOME"] = folder.url.appendingPathComponent("config").path
@@ -26,7 +27,7 @@ import Testing
     /// (`--public`); SIGTERM ends the event stream cleanly; a restart keeps the device, the state and
     /// the frontier; and no code, token, key or signature is in the access log or the server's output.
     @Test func aWholeEventOnTheRealExecutable() throws {
-        let folder = try TemporaryFolder()
+        let folder = try TestFolder()
         let package = try Self.samplePackage(in: folder)
         let data = folder.url.appendingPathComponent("data").path
         #expect(CLI.run(["import", "--data", data, package.path]).code == 0)
@@ -114,7 +115,7 @@ import Testing
     /// backtracer, stalled every connection for ~30 s first). Now each route answers the flat 404 and the
     /// process keeps serving.
     @Test func theProbesOneRequestNoLongerKillsTheServer() throws {
-        let folder = try TemporaryFolder()
+        let folder = try TestFolder()
         let data = folder.url.appendingPathComponent("data").path
         let server = try ServerProcess(data: data, ["--access-log", "off"])
         let header = ("X-Pulse-Device", "00000000000000000000000000000000;ts=99999999999999999999;sig=AAAA")
@@ -134,7 +135,7 @@ import Testing
     /// command and no manual step: the WAL left behind is recovered on open, the folder check passes, every
     /// answered write is there, and it serves at once.
     @Test func aServerKilledWithSIGKILLStartsAgainOnItsDataFolder() throws {
-        let folder = try TemporaryFolder()
+        let folder = try TestFolder()
         let data = folder.url.appendingPathComponent("data").path
         let dataFolder = try DataFolder.prepare(data)
         let codes = try {
@@ -197,7 +198,7 @@ import Testing
 
     /// Log rotation: the file is moved away, SIGHUP (or SIGUSR1) opens a new one; SIGUSR2 is ignored.
     @Test func signalsReopenTheAccessLog() throws {
-        let folder = try TemporaryFolder()
+        let folder = try TestFolder()
         let data = folder.url.appendingPathComponent("data").path
         let log = folder.url.appendingPathComponent("access.log").path
         let server = try ServerProcess(data: data, ["--access-log", log])
@@ -216,7 +217,7 @@ import Testing
     }
 
     @Test func aLooseDataFolderRefusesToStart() throws {
-        let folder = try TemporaryFolder()
+        let folder = try TestFolder()
         let data = folder.url.appendingPathComponent("data").path
         _ = try DataFolder.prepare(data)
         chmod(data, 0o755)
@@ -227,7 +228,7 @@ import Testing
 
     /// A client trickling its headers is cut at the header deadline; others are served meanwhile.
     @Test func slowClientsAreCutAndOthersServed() throws {
-        let folder = try TemporaryFolder()
+        let folder = try TestFolder()
         let data = folder.url.appendingPathComponent("data").path
         let server = try ServerProcess(data: data, ["--header-timeout", "1", "--access-log", "off"])
         let slow = try (0..<4).map { _ in try server.client(timeout: 5) }
@@ -250,7 +251,7 @@ import Testing
     /// kill -9 in the middle of a burst of enrollments over HTTP, three times: the database is consistent,
     /// no device code enrolled two devices, and every enrollment the server answered is there.
     @Test func aKillDuringABurstOfEnrolls() throws {
-        let folder = try TemporaryFolder()
+        let folder = try TestFolder()
         let data = folder.url.appendingPathComponent("data").path
         let dataFolder = try DataFolder.prepare(data)
         do {

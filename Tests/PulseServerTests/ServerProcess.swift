@@ -1,6 +1,7 @@
 import Foundation
 import PulseServer
 import PulseSystem
+import SyncTestSupport
 import Testing
 
 /// The built `pulse-server` executable, `serve` on a free loopback port, standard error collected line by

@@ -1,6 +1,7 @@
 import Foundation
 import PulsePostgresTesting
 import PulseServer
+import SyncTestSupport
 import Testing
 
 /// A storage backend under test: `StorageSuite` runs every check against each one in `all`.
@@ -40,7 +41,7 @@ struct StorageBackend: Sendable, CustomTestStringConvertible {
     static let all: [StorageBackend] = [.sqlite, .postgres]
 
     static let sqlite = StorageBackend(name: "SQLite") {
-        let folder = try TemporaryFolder()
+        let folder = try TestFolder()
         let path = folder.url.appendingPathComponent("server.sqlite").path
         let storage = try SQLiteStorage(path: path)
         return Instance(storage: storage, peer: { try SQLiteStorage(path: path) }, lease: folder)
@@ -58,17 +59,4 @@ extension StorageBackend {
             storage: storage, peer: { try PostgresStorage(configuration: database.configuration) }, lease: database,
             settle: { storage in try (storage as! PostgresStorage).synchronize() })
     }
-}
-
-/// A temporary folder removed at deinit.
-final class TemporaryFolder: @unchecked Sendable {
-    let url: URL
-
-    init(_ name: String = #function) throws {
-        url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("pulse-server-\(name.filter { $0.isLetter }.prefix(40))-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
 }

@@ -1,12 +1,13 @@
 import Foundation
 import PulseCrypto
+import SyncTestSupport
 import Testing
 @testable import PulseServer
 
 /// The request path's cache: each kind dropped only when its own counter moves.
 @Suite struct SyncCacheTests {
     @Test func eachKindIsDroppedOnlyWhenItChanged() throws {
-        let folder = try TemporaryFolder()
+        let folder = try TestFolder()
         let storage = try SQLiteStorage(path: folder.url.appendingPathComponent("s.sqlite").path)
         try TestContent.seed(storage, "talk", state: .live)
         let administration = Administration(storage: storage, clock: { 1000 })

@@ -3,6 +3,7 @@ import PulseCore
 import PulseCrypto
 import PulseHTTPServer
 import PulseSystem
+import SyncTestSupport
 import Synchronization
 import Testing
 @testable import PulseServer
@@ -20,7 +21,7 @@ final class TestClock: Sendable {
 /// pulse-server's HTTP half in this process, on a free loopback port, with a data folder of its own and
 /// a test clock: the configuration `serve` uses (headers, body limit), the real responder.
 final class SyncHarness: @unchecked Sendable {
-    let folder: TemporaryFolder
+    let folder: TestFolder
     let data: DataFolder
     let storage: any ServerStorage
     let certificateKey: DeviceCertificateKey
@@ -35,7 +36,7 @@ final class SyncHarness: @unchecked Sendable {
         configure: (inout SyncConfiguration) -> Void = { _ in }, serverConfigure: (inout HTTPServer.Configuration) -> Void = { _ in },
         origin: (any HTTPResponder)? = nil, storage makeStorage: (() throws -> any ServerStorage)? = nil
     ) throws {
-        folder = try TemporaryFolder(name)
+        folder = try TestFolder(name)
         data = try DataFolder.prepare(folder.url.appendingPathComponent("data").path)
         // The data folder's SQLite file, or the storage given (PostgreSQL shared with other harnesses).
         storage = try makeStorage?() ?? data.openStorage()
@@ -139,13 +140,4 @@ extension RawHTTPResponse {
         return Array(text.split(separator: "\r\n", omittingEmptySubsequences: false).filter { !$0.lowercased().hasPrefix("date:") }
             .joined(separator: "\r\n").utf8)
     }
-}
-
-func eventually(within seconds: Double, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if condition() { return true }
-        usleep(5_000)
-    }
-    return condition()
 }

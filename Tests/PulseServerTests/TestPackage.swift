@@ -2,12 +2,13 @@ import Foundation
 import PulseAge
 import PulseCore
 import PulseCrypto
+import SyncTestSupport
 @testable import PulseServer
 
 /// A package's server part written by hand (docs/package-format.md), so import is tested against the
 /// spec rather than against the packager's code. Every method returns what it wrote.
 final class TestPackage {
-    let folder: TemporaryFolder
+    let folder: TestFolder
     var root: URL { folder.url }
     var server: URL { root.appendingPathComponent("server") }
     let packageId: String
@@ -15,7 +16,7 @@ final class TestPackage {
     var series: [String: JSONValue] = [:]
 
     init(packageId: String = TestContent.packageA, _ name: String = #function) throws {
-        folder = try TemporaryFolder(name)
+        folder = try TestFolder(name)
         self.packageId = packageId
     }
 

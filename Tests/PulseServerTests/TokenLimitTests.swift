@@ -2,6 +2,7 @@ import Foundation
 import PulseCore
 import PulseCrypto
 import PulseSystem
+import SyncTestSupport
 import Synchronization
 import Testing
 @testable import PulseServer

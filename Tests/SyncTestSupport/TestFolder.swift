@@ -1,12 +1,12 @@
 import Foundation
 
-/// A temporary folder, removed when dropped.
+/// A temporary folder (0700), removed when dropped: the one temp-folder helper of the tests.
 public final class TestFolder: @unchecked Sendable {
     public let url: URL
 
     public init(_ name: String = #function) throws {
         url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("pulse-sync-\(name.filter { $0.isLetter }.prefix(40))-\(UUID().uuidString.prefix(8))")
+            .appendingPathComponent("pulse-test-\(name.filter { $0.isLetter }.prefix(40))-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
 
