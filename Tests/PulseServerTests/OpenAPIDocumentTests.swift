@@ -1,6 +1,7 @@
 import Foundation
 import PulseHTTPServer
 import PulseOrigin
+import PulseSystem
 import Testing
 @testable import PulseServer
 
@@ -52,6 +53,30 @@ import Testing
         let known = try Self.routedOperations()
         #expect(known.contains("GET /api/sync/keys") && known.contains("PATCH /api/staff/sessions/{}"))
         #expect(known.subtracting(documented.subtracting(["GET /api/sync/keys"])) == ["GET /api/sync/keys"])
+    }
+
+    /// What the document says and JSON Schema cannot: an `integer` field takes a JSON integer literal only.
+    /// (Schemathesis's positive_data_acceptance sent `"rttMs": 262145.0` and `"maxShown": 152.0`, integers to
+    /// JSON Schema, and got 400: the server's rule, now written in docs/openapi.yaml.)
+    @Test func integerFieldsTakeIntegerLiteralsOnly() throws {
+        let harness = try SyncHarness()
+        try harness.seed(["keynote"], slides: 200, state: .live)
+        let phone = try harness.device(for: .session("keynote"))
+        let client = try harness.client()
+        func diag(_ rtt: String) throws -> RawHTTPResponse {
+            let body = Array(#"{"build":"2.4.1","online":true,"platform":"ios","rttMs":\#(rtt)}"#.utf8)
+            return try client.signed("POST", "/api/sessions/keynote/diag", by: phone, at: harness.clock.seconds, body: body)
+        }
+        for written in ["262145.0", "2.62145e5"] {
+            let refused = try diag(written)
+            #expect(refused.status == 400 && refused.json == ["error": "badRequest", "field": "rttMs"], "rttMs \(written): \(refused.text)")
+        }
+        #expect(try diag("262145").status == 204)
+        let auth = [("Authorization", "Bearer " + (try harness.staffToken()))]
+        let advance = "/api/staff/sessions/keynote/advance"
+        let refused = try client.request("POST", advance, auth, body: Array(#"{"maxShown":152.0}"#.utf8))
+        #expect(refused.status == 400 && refused.json?["error"] == "badRequest", "\(refused.text)")
+        #expect(try client.request("POST", advance, auth, body: Array(#"{"maxShown":152}"#.utf8)).status == 200)
     }
 
     // MARK: The document
