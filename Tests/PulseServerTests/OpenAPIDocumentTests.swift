@@ -24,7 +24,7 @@ import Testing
         #expect(status == 0, "openapi-spec-validator: \(output)")
         #expect(output.contains("OK"))
         // The validator catches what this test relies on it for: a reference to nothing is refused.
-        let folder = try TemporaryFolder("openapi-broken")
+        let folder = try OpenAPIScratch("openapi-broken")
         let broken = folder.url.appendingPathComponent("openapi.yaml")
         let text = try String(contentsOf: Self.document, encoding: .utf8)
         try text.replacingOccurrences(of: "'#/components/schemas/Keys'", with: "'#/components/schemas/NoSuchSchema'")
@@ -111,7 +111,7 @@ import Testing
 
     /// Every (method, path template) the routers of pulse-server (with `--public`) and pulse-origin answer.
     static func routedOperations() throws -> Set<String> {
-        let publicPart = try TemporaryFolder("openapi-public")
+        let publicPart = try OpenAPIScratch("openapi-public")
         let originOnly = try origin(in: publicPart)
         let harness = try SyncHarness("openapi-routes", origin: originOnly)
         try harness.seed(["keynote"], series: "conf")
@@ -141,7 +141,7 @@ import Testing
     }
 
     /// The origin's responder on an empty public part (`pulse-public/1`: an index, no blobs, no app configs).
-    static func origin(in folder: TemporaryFolder) throws -> Origin {
+    static func origin(in folder: OpenAPIScratch) throws -> Origin {
         try FileManager.default.createDirectory(at: folder.url.appendingPathComponent("assets"), withIntermediateDirectories: true)
         try Data(#"{"format":"pulse-public/1","packageId":"0123456789abcdef0123456789abcdef","appconfig":{},"history":{}}"#.utf8)
             .write(to: folder.url.appendingPathComponent("index.json"))
@@ -201,4 +201,16 @@ import Testing
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: output, as: UTF8.self))
     }
+}
+
+/// A temporary folder of these tests, removed at deinit (their own: the shared test helpers are being moved).
+final class OpenAPIScratch: @unchecked Sendable {
+    let url: URL
+
+    init(_ name: String) throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("pulse-\(name)-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
 }
