@@ -140,7 +140,7 @@ public final class SyncServer: HTTPResponder {
                 return origin?.respond(to: request) ?? HTTPResponse(answers.notFound, "no:no-origin")
             }
             if path.starts(with: Self.staffPrefix) { return try staff(request, path: path.dropFirst(Self.staffPrefix.count), query: query) }
-            if path.elementsEqual(Self.healthPath) { return try health() }
+            if path.elementsEqual(Self.healthPath) { return isRead(request) ? try health() : HTTPResponse(answers.readOnly, "method") }
             return HTTPResponse(answers.notFound, "no:route")
         } catch let error as ServerError where error.kind == .unavailable {
             // The database is away (restarting, failing over): never an answer made up without it.
@@ -167,7 +167,8 @@ public final class SyncServer: HTTPResponder {
     /// Whole seconds of the server's clock.
     func seconds(_ now: Double) -> Int64 { Int64(now.rounded(.down)) }
 
-    /// `GET /healthz`: 200 while storage answers (503 while the database cannot be reached).
+    /// `GET /healthz`: 200 while storage answers (503 while the database cannot be reached); another method is 405,
+    /// as on pulse-origin.
     private func health() throws -> HTTPResponse {
         try storage.checkAvailable()
         try cache.revalidate()
