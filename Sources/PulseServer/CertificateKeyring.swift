@@ -1,5 +1,6 @@
 import Foundation
 import PulseHTTPServer
+import PulseServerStorage
 import Synchronization
 
 /// The device certificate keys of a server: the one that signs new certificates, and every key

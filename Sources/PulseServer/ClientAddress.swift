@@ -1,4 +1,5 @@
 import PulseHTTPServer
+import PulseServerStorage
 
 /// Where a request comes from, for the venue rule and the enrollment rate limit.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import PulseCore
+import PulseServerStorage
 
 /// Where the CLI writes: standard output for data (codes, tokens, lists, JSON), standard error for
 /// notes and errors; and the environment it reads (`PULSE_DATABASE_URL`). Tests pass closures that

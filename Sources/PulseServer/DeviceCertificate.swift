@@ -1,6 +1,7 @@
 import Foundation
 import PulseCore
 import PulseCrypto
+import PulseServerStorage
 
 /// The `deviceCert` an enrollment returns: `base64url(JSON) "." base64url(ES256 P1363 signature over
 /// the first part's ASCII)`, signed with the server's `DeviceCertificateKey`.

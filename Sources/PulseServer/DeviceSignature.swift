@@ -1,5 +1,6 @@
 import PulseCore
 import PulseCrypto
+import PulseServerStorage
 
 /// The `X-Pulse-Device` header of the contract: `{deviceId};ts={unixSeconds};sig={base64url}`, and the
 /// canonical string the signature covers:

@@ -1,6 +1,7 @@
 import Foundation
 import PulseCore
 import PulseHTTPServer
+import PulseServerStorage
 
 /// The one fan-out of Server-Sent Events in a process: every open `GET /api/sync/events` stream, by
 /// session, fed by one watcher thread.

@@ -1,5 +1,6 @@
 import PulseCore
 import PulseHTTPServer
+import PulseServerStorage
 import Synchronization
 
 /// The answers of `GET /api/sync/keys` for one key table, prepared once: every slide's entry

@@ -1,5 +1,6 @@
 import Foundation
 import PulseCore
+import PulseServerStorage
 
 /// The manifests a device sees: the imported ones with released gated resources substituted.
 ///

@@ -2,6 +2,7 @@ import Foundation
 import PulseCommandLine
 import PulseHTTPServer
 import PulseOrigin
+import PulseServerStorage
 import PulseSystem
 
 /// `pulse-server serve --data DIR --listen HOST:PORT [--public PKG] [--trusted-proxy CIDR]…`

@@ -1,6 +1,7 @@
 import Foundation
 import PulseCore
 import PulseHTTPServer
+import PulseServerStorage
 
 extension SyncServer {
     /// `POST`/`PATCH /api/staff/sessions/{id}` `{"state"?, "maxShown"?, "allowDownload"?, "venueNetworks"?}`:

@@ -1,6 +1,7 @@
 import Foundation
 import PulseCore
 import PulseHTTPServer
+import PulseServerStorage
 
 /// `/api/staff/…`: every `pulse-server admin` operation over HTTP for the console and the presenter's
 /// clicker, with `Authorization: Bearer <staff token>`. Each calls `Administration`, as the CLI does.

@@ -1,4 +1,5 @@
 import PulseCore
+import PulseServerStorage
 
 /// The end-of-event report of one session: one row per device that posted connection samples (app and
 /// web clients alike), from every sample the session received.

@@ -1,6 +1,7 @@
 import Foundation
 import PulseCore
 import PulseHTTPServer
+import PulseServerStorage
 
 /// Every fixed answer of the sync API, built once. In particular the one "no" of the device-scoped
 /// routes: `notFound` is the answer to a malformed or missing `X-Pulse-Device`, an unknown or revoked

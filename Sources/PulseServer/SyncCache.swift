@@ -1,5 +1,6 @@
 import Foundation
 import PulseCrypto
+import PulseServerStorage
 import Synchronization
 
 /// What the sync routes read on every request, kept in memory and revalidated with one

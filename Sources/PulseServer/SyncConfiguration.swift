@@ -1,4 +1,5 @@
 import Foundation
+import PulseServerStorage
 
 /// The sync server's rules that an operator may tune; the defaults are the decisions of docs/server.md.
 public struct SyncConfiguration: Sendable {

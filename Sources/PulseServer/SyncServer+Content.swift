@@ -1,4 +1,5 @@
 import PulseHTTPServer
+import PulseServerStorage
 
 extension SyncServer {
     /// `GET /api/sync/keys?session=ID`: `{"deckVersion","released":[{"n","keyB64","nonceB64"}]}`, no-store.

@@ -1,5 +1,6 @@
 import PulseCrypto
 import PulseHTTPServer
+import PulseServerStorage
 
 extension SyncServer {
     /// A device-scoped route and what it needs from the target.

@@ -1,5 +1,6 @@
 import PulseCore
 import PulseHTTPServer
+import PulseServerStorage
 
 extension SyncServer {
     /// `POST /api/sessions/{id}/diag`: a device's connection sample, the same the web client posts, so app

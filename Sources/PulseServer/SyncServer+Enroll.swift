@@ -2,6 +2,7 @@ import Foundation
 import PulseCore
 import PulseCrypto
 import PulseHTTPServer
+import PulseServerStorage
 
 extension SyncServer {
     /// `POST /api/sync/enroll` `{token, publicKey, platform, name}` → `200 {"deviceId","deviceCert"}`.

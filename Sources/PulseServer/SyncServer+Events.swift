@@ -1,5 +1,6 @@
 import PulseCore
 import PulseHTTPServer
+import PulseServerStorage
 
 extension SyncServer {
     /// `GET /api/sync/events?session=ID`: device-signed Server-Sent Events (`EventHub`). The connection is

@@ -1,6 +1,7 @@
 import Foundation
 import PulseHTTPServer
 import PulseOrigin
+import PulseServerStorage
 
 /// The HTTP half of pulse-server: the contract's sync routes, the staff API, and (with `--public`) the
 /// origin's asset and app-config routes, as one `HTTPResponder`. The decisions are the pure functions of

@@ -4,6 +4,7 @@ import PulseCore
 import PulseCrypto
 import PulseHTTPServer
 import PulseServer
+import PulseServerStorage
 import SyncTestSupport
 import Testing
 

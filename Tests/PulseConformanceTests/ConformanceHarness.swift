@@ -2,6 +2,7 @@ import Foundation
 import PulseConformance
 import PulseHTTPServer
 import PulseServer
+import PulseServerStorage
 import SyncTestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import PulseHTTPServer
-import Testing
 @testable import PulseServer
+@testable import PulseServerStorage
+import Testing
 
 /// Which address the venue rule and the enrollment limit see.
 @Suite struct ClientAddressTests {

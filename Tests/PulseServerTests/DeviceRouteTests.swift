@@ -4,6 +4,7 @@ import PulseCrypto
 import PulseSystem
 import Testing
 @testable import PulseServer
+@testable import PulseServerStorage
 
 /// The checks every device-scoped request goes through, over a real socket.
 @Suite struct DeviceRouteTests {

@@ -1,8 +1,9 @@
 import Foundation
 import PulseCore
 import PulseCrypto
-import Testing
 @testable import PulseServer
+@testable import PulseServerStorage
+import Testing
 
 /// The `X-Pulse-Device` header and the canonical string, the worked example of docs/server.md, and every
 /// Wycheproof P1363 case through the header's verify path.

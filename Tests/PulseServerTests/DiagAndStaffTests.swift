@@ -4,6 +4,7 @@ import PulseCrypto
 import PulseSystem
 import Testing
 @testable import PulseServer
+@testable import PulseServerStorage
 
 /// `POST /api/sessions/{id}/diag`, the moderator's live view and the report, and the staff API.
 @Suite struct DiagAndStaffTests {

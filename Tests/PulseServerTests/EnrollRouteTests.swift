@@ -1,9 +1,10 @@
 import Foundation
 import PulseCore
 import PulseCrypto
+@testable import PulseServer
+@testable import PulseServerStorage
 import PulseSystem
 import Testing
-@testable import PulseServer
 
 /// `POST /api/sync/enroll`, `GET /api/sync/device-cert-keys`, `GET /api/sync/time` over a real socket.
 @Suite struct EnrollRouteTests {

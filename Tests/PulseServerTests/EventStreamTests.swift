@@ -4,6 +4,7 @@ import PulseCrypto
 import PulseSystem
 import Testing
 @testable import PulseServer
+@testable import PulseServerStorage
 
 /// One open `GET /api/sync/events` stream, read event by event.
 final class EventReader {

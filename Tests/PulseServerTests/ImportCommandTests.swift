@@ -2,6 +2,7 @@ import Foundation
 import PulseAge
 import PulseCore
 import PulseServer
+import PulseServerStorage
 import Testing
 
 @Suite struct ImportCommandTests {

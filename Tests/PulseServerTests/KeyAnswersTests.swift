@@ -1,6 +1,7 @@
 import PulseHTTPServer
-import Testing
 @testable import PulseServer
+@testable import PulseServerStorage
+import Testing
 
 @Suite struct KeyAnswersTests {
     static let table = KeyTableRecord(sessionId: "talk", deckVersion: 3, packageId: "p", slides: [

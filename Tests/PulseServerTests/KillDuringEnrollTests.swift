@@ -2,6 +2,7 @@ import Foundation
 import PulseCrypto
 import PulseSQLite
 import PulseServer
+import PulseServerStorage
 import Testing
 
 /// kill -9 in the middle of a burst of enrolls: a child process (this test bundle, running only the

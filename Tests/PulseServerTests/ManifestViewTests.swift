@@ -1,6 +1,7 @@
 import Foundation
 import PulseCore
 import PulseServer
+import PulseServerStorage
 import Testing
 
 @Suite struct ManifestViewTests {

@@ -3,9 +3,10 @@ import PulseCore
 import PulseCrypto
 import PulsePostgres
 import PulsePostgresTesting
+@testable import PulseServer
+@testable import PulseServerStorage
 import PulseSystem
 import Testing
-@testable import PulseServer
 
 /// Several real `pulse-server serve` processes on one PostgreSQL, behind a real nginx `upstream` holding them
 /// all (`InstanceFleet`), as operators run them: what must hold across instances. The faults (kill -9, a

@@ -4,6 +4,7 @@ import PulseCore
 import PulseCrypto
 import PulsePack
 import PulseServer
+import PulseServerStorage
 import Testing
 
 /// The importer against what the real packager writes: the bundled samples built with sealed key

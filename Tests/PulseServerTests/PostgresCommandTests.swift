@@ -4,6 +4,7 @@ import PulseCrypto
 import PulsePostgres
 import PulsePostgresTesting
 import PulseServer
+import PulseServerStorage
 import Testing
 
 /// `--database` / `PULSE_DATABASE_URL` on import and admin, and `migrate` from a SQLite data folder.

@@ -3,6 +3,7 @@ import PulseCrypto
 import PulsePostgres
 import PulsePostgresTesting
 import PulseServer
+import PulseServerStorage
 import Testing
 
 /// What only the PostgreSQL backend has: instances that learn of each other's changes through NOTIFY,

@@ -1,4 +1,5 @@
 import PulseServer
+import PulseServerStorage
 import Testing
 
 /// Every combination of the release inputs against tables written out by hand: if the rules in

@@ -1,6 +1,7 @@
 import Foundation
 import PulseSQLite
 import PulseServer
+import PulseServerStorage
 import Testing
 
 /// What only the SQLite backend has: its file, its schema's own guards.

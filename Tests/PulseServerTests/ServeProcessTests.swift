@@ -6,6 +6,7 @@ import PulseSystem
 import Synchronization
 import Testing
 @testable import PulseServer
+@testable import PulseServerStorage
 
 /// `pulse-server serve` as operators run it: the real executable, real signals, a real package.
 @Suite(.serialized) struct ServeProcessTests {

@@ -1,8 +1,9 @@
 import Foundation
 import PulseCore
 import PulseCrypto
-import Testing
 @testable import PulseServer
+@testable import PulseServerStorage
+import Testing
 
 /// The report's CSV read as spreadsheets read it (issue 17, item 3): with `,`, `;` or tab as the delimiter,
 /// quotes honoured, and also split naively on every separator a spreadsheet offers; no cell may start

@@ -2,6 +2,7 @@ import Foundation
 import PulseCrypto
 import Testing
 @testable import PulseServer
+@testable import PulseServerStorage
 
 /// The request path's cache: each kind dropped only when its own counter moves.
 @Suite struct SyncCacheTests {

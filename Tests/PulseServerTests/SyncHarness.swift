@@ -2,10 +2,11 @@ import Foundation
 import PulseCore
 import PulseCrypto
 import PulseHTTPServer
+@testable import PulseServer
+@testable import PulseServerStorage
 import PulseSystem
 import Synchronization
 import Testing
-@testable import PulseServer
 
 /// A clock the test moves: the server's only source of time.
 final class TestClock: Sendable {

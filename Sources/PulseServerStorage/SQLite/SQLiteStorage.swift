@@ -73,10 +73,6 @@ public final class SQLiteStorage: ServerStorage {
         try db.cached("UPDATE generation SET \(columns) WHERE id = 1").run()
     }
 
-    public func takeRateToken(_ key: String, limit: RateLimit, at now: Double) throws -> RateDecision {
-        buckets.take(key, limit: limit, at: now)
-    }
-
     /// Runs a read on a pooled connection.
     func read<T>(_ body: (Database) throws -> T) throws -> T {
         try Self.mapped { try pool.withConnection(body) }

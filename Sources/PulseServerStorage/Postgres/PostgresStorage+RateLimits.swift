@@ -31,8 +31,6 @@ extension PostgresStorage {
         return (try decision(row, limit), check)
     }
 
-    public func catchUp(_ kinds: StorageGeneration.Kinds) { watch.bump(kinds) }
-
     /// The bucket's refill, take and answer under its row's lock ($1 key, $2 burst, $3 now, $4 rate).
     private static let takeToken = """
         WITH given AS (SELECT $1::text AS key, $2::float8 AS burst, $3::float8 AS now, $4::float8 AS rate)

@@ -66,6 +66,9 @@ public final class PostgresStorage: ServerStorage {
     /// included), with the kinds it moved, and after a reconnect with every kind.
     public func observeChanges(_ handler: @escaping @Sendable (StorageGeneration.Kinds) -> Void) { watch.observe(handler) }
 
+    /// A change the caller saw with its rate token (`RequestCheck`) before its notification arrived.
+    public func catchUp(_ kinds: StorageGeneration.Kinds) { watch.bump(kinds) }
+
     /// Returns once every change committed (by any instance) before the call is counted in
     /// `generation()`: a notification sent now arrives after all of theirs (PostgreSQL delivers
     /// notifications in commit order), so its arrival means theirs were handled.

@@ -14,9 +14,23 @@
 ///   written on every signed POST and no cache holds them.
 ///
 /// Methods throw `ServerError` (storage failures, conflicts) and nothing else.
-public protocol ServerStorage: AnyObject, Sendable {
-    // MARK: Change detection
+///
+/// The requirements come in one protocol per concern, and each backend implements each in a file of the
+/// same name (`SQLiteStorage+Devices.swift` ↔ `PostgresStorage+Devices.swift`):
+///
+/// | protocol | what | files |
+/// |---|---|---|
+/// | `ChangeStorage` | the generation, reachability, change notices | `SQLiteStorage.swift`, `PostgresStorage.swift` (+ `PostgresChangeWatch.swift`) |
+/// | `CredentialStorage` | device codes, registration and staff tokens | `+Credentials` |
+/// | `DeviceStorage` | enrollment and devices | `+Devices` |
+/// | `SessionStorage` | sessions, their frontier and change log | `+Sessions` |
+/// | `ContentStorage` | imports, manifests, key tables, series | `+Content` |
+/// | `SampleStorage` | replay keys of signed POSTs and diagnostics samples | `+Samples` |
+/// | `RateLimitStorage` | token buckets | `+RateLimits` |
+public protocol ServerStorage: ChangeStorage, CredentialStorage, DeviceStorage, SessionStorage, ContentStorage, SampleStorage, RateLimitStorage {}
 
+/// Change detection: what lets callers cache and revalidate cheaply (see `ServerStorage`).
+public protocol ChangeStorage: AnyObject, Sendable {
     /// A value that changes whenever any process commits a change to credentials, devices, sessions or
     /// content. Cheap: meant to be called on every request to decide whether cached devices, sessions
     /// and key tables are still current.
@@ -33,8 +47,13 @@ public protocol ServerStorage: AnyObject, Sendable {
     /// data_version`) never calls it (the default). Called on the backend's own thread: keep it short.
     func observeChanges(_ handler: @escaping @Sendable (StorageGeneration.Kinds) -> Void)
 
-    // MARK: Credentials
+    /// Moves `generation()` for `kinds` now: the caller saw in the database a change whose notification has
+    /// not arrived yet (`RequestCheck`). Nothing to do where `generation()` is never behind (the default).
+    func catchUp(_ kinds: StorageGeneration.Kinds)
+}
 
+/// Device codes, registration tokens and staff tokens, stored as SHA-256 hashes only.
+public protocol CredentialStorage: AnyObject, Sendable {
     /// Stores a new credential (device code, registration token or staff token).
     func addCredential(_ credential: NewCredential) throws
     /// Revokes the credential with `hash` (any kind) and, with `withDevices`, every device it enrolled that is
@@ -55,8 +74,14 @@ public protocol ServerStorage: AnyObject, Sendable {
     /// True when `hash` is a staff token that is neither revoked nor expired.
     func isStaffToken(hash: [UInt8], at now: Int64) throws -> Bool
 
-    // MARK: Devices
+    /// The SHA-256 hashes of staff tokens that are neither revoked nor expired at `now`, with their
+    /// expiry: the HTTP layer caches them (revalidated by `generation().credentials`) and compares a
+    /// presented token's hash against each in constant time.
+    func activeStaffTokens(at now: Int64) throws -> [(hash: [UInt8], expiresAt: Int64?)]
+}
 
+/// Enrollment (which consumes a credential) and the enrolled devices.
+public protocol DeviceStorage: AnyObject, Sendable {
     /// Consumes the credential with `credentialHash` and stores `device` with the credential's scope,
     /// atomically. A device code enrolls one device ever; a registration token up to its cap.
     ///
@@ -74,9 +99,10 @@ public protocol ServerStorage: AnyObject, Sendable {
     func devices() throws -> [DeviceRecord]
     /// False when there is no such device or it was already revoked.
     func revokeDevice(id: String, at now: Int64) throws -> Bool
+}
 
-    // MARK: Sessions
-
+/// Sessions: state, frontier, settings, and the change log event streams replay.
+public protocol SessionStorage: AnyObject, Sendable {
     func session(id: String) throws -> SessionRecord?
     func sessions() throws -> [SessionRecord]
     /// Applies `update`; the frontier moves with `max()` only (clamped to the deck's last slide).
@@ -87,9 +113,10 @@ public protocol ServerStorage: AnyObject, Sendable {
     func advance(sessionId: String, to slide: Int, at now: Int64) throws -> AdvanceOutcome
     /// The session's changes with a sequence number above `sequence`, oldest first, at most `limit`.
     func changes(sessionId: String, after sequence: Int64, limit: Int) throws -> [SessionChange]
+}
 
-    // MARK: Content
-
+/// What imports write: manifests, key tables, gated resources, series.
+public protocol ContentStorage: AnyObject, Sendable {
     /// Writes an import in one transaction, or nothing.
     /// - Throws: `ServerError.conflict` when a (session, deckVersion) is held with other keys, a session
     ///   belongs to another package (without `replacePackage`), or the package's deck is older than the
@@ -98,9 +125,10 @@ public protocol ServerStorage: AnyObject, Sendable {
     func sessionContent(id: String) throws -> SessionContent?
     func keyTable(sessionId: String, deckVersion: Int) throws -> KeyTableRecord?
     func series(id: String) throws -> SeriesRecord?
+}
 
-    // MARK: Signed POSTs and diagnostics
-
+/// Signed POSTs (their replay keys) and the diagnostics samples they carry.
+public protocol SampleStorage: AnyObject, Sendable {
     /// Records the replay key of a signed POST (kept until `expiresAt`) and, with it, `sample`.
     /// - Returns: false when the key is already recorded and not expired: a replay; nothing is written.
     func recordSignedRequest(replayKey: [UInt8], expiresAt: Int64, sample: DiagSample?, at now: Int64) throws -> Bool
@@ -111,14 +139,10 @@ public protocol ServerStorage: AnyObject, Sendable {
     func samples(sessionId: String) throws -> [DiagSample]
     /// The newest sample of each device that posted since `since` (the moderator's live view).
     func latestSamples(sessionId: String, since: Int64) throws -> [DiagSample]
+}
 
-    // MARK: Staff tokens and rate limits
-
-    /// The SHA-256 hashes of staff tokens that are neither revoked nor expired at `now`, with their
-    /// expiry: the HTTP layer caches them (revalidated by `generation().credentials`) and compares a
-    /// presented token's hash against each in constant time.
-    func activeStaffTokens(at now: Int64) throws -> [(hash: [UInt8], expiresAt: Int64?)]
-
+/// Token buckets, and with them the check of a device-scoped request.
+public protocol RateLimitStorage: AnyObject, Sendable {
     /// Takes one token from the bucket `key` (e.g. a device id, a client address), shaped by `limit`.
     /// `now` is the server's clock in seconds with a fraction. SQLite keeps the buckets in memory (one
     /// box); a backend shared by several instances keeps them where every instance sees them.
@@ -131,10 +155,6 @@ public protocol ServerStorage: AnyObject, Sendable {
     /// `generation()` is never behind (SQLite asks the file) answers nil (the default).
     func takeRateToken(_ key: String, limit: RateLimit, at now: Double, checking device: String, session: String?) throws
         -> (RateDecision, RequestCheck?)
-
-    /// Moves `generation()` for `kinds` now: the caller saw in the database a change whose notification has
-    /// not arrived yet (`RequestCheck`). Nothing to do where `generation()` is never behind (the default).
-    func catchUp(_ kinds: StorageGeneration.Kinds)
 }
 
 /// What the database holds for one device-scoped request, read with its rate token
@@ -151,7 +171,7 @@ public struct RequestCheck: Equatable, Sendable {
     }
 }
 
-extension ServerStorage {
+extension CredentialStorage {
     /// Revokes the credential alone; false when there is none or it was already revoked.
     public func revokeCredential(hash: [UInt8], at now: Int64) throws -> Bool {
         try revokeCredential(hash: hash, at: now, withDevices: false) != nil
@@ -162,14 +182,18 @@ extension ServerStorage {
         try revokeCredential(listingId: id, at: now, withDevices: false) != nil
     }
 
+}
+
+extension RateLimitStorage {
     public func takeRateToken(_ key: String, limit: RateLimit, at now: Double, checking device: String, session: String?) throws
         -> (RateDecision, RequestCheck?)
     {
         (try takeRateToken(key, limit: limit, at: now), nil)
     }
+}
 
+extension ChangeStorage {
     public func catchUp(_ kinds: StorageGeneration.Kinds) {}
-
     public func checkAvailable() throws {}
     public func observeChanges(_ handler: @escaping @Sendable (StorageGeneration.Kinds) -> Void) {}
 }

@@ -69,7 +69,7 @@ public struct Administration: Sendable {
     public func revokeToken(_ textOrId: String, withDevices: Bool = false) throws -> Revocation {
         let now = clock()
         let revocation: Revocation?
-        if textOrId.utf8.count == 12, textOrId.utf8.allSatisfy({ PackageReader.isLowerHex($0) }),
+        if textOrId.utf8.count == 12, textOrId.utf8.allSatisfy({ Identifier.isLowerHex($0) }),
            try storage.credentials().contains(where: { $0.id == textOrId })
         {
             revocation = try storage.revokeCredential(listingId: textOrId, at: now, withDevices: withDevices)
@@ -117,5 +117,5 @@ public struct Administration: Sendable {
         }
     }
 
-    static func noSession(_ id: String) -> ServerError { .notFound("no session \(id) (import its package first)") }
+    public static func noSession(_ id: String) -> ServerError { .notFound("no session \(id) (import its package first)") }
 }

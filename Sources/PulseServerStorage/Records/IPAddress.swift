@@ -9,7 +9,7 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
     /// True for an IPv4 address (stored IPv4-mapped).
     public var isIPv4: Bool { bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xff && bytes[11] == 0xff }
 
-    init(bytes: [UInt8]) {
+    public init(bytes: [UInt8]) {
         precondition(bytes.count == 16)
         self.bytes = bytes
     }

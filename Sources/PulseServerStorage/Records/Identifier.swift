@@ -7,6 +7,11 @@ public enum Identifier {
         return bytes.dropFirst().allSatisfy { isStart($0) || $0 == UInt8(ascii: "-") }
     }
 
+    /// `0-9a-f`: digests, package ids, listing ids.
+    public static func isLowerHex(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f"))
+    }
+
     private static func isStart(_ byte: UInt8) -> Bool {
         (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
     }
