@@ -1,6 +1,5 @@
 import Foundation
 import PulseCore
-import PulseServerStorage
 
 /// Where the CLI writes: standard output for data (codes, tokens, lists, JSON), standard error for
 /// notes and errors; and the environment it reads (`PULSE_DATABASE_URL`). Tests pass closures that

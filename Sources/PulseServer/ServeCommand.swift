@@ -3,6 +3,7 @@ import PulseCommandLine
 import PulseHTTPServer
 import PulseOrigin
 import PulseServerStorage
+import PulseSyncAPI
 import PulseSystem
 
 /// `pulse-server serve --data DIR --listen HOST:PORT [--public PKG] [--trusted-proxy CIDR]…`

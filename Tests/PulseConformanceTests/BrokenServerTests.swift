@@ -5,6 +5,7 @@ import PulseCrypto
 import PulseHTTPServer
 import PulseServer
 import PulseServerStorage
+import PulseSyncAPI
 import SyncTestSupport
 import Testing
 

@@ -3,6 +3,7 @@ import PulseConformance
 import PulseHTTPServer
 import PulseServer
 import PulseServerStorage
+import PulseSyncAPI
 import SyncTestSupport
 import Testing
 

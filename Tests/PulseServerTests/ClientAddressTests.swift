@@ -1,7 +1,8 @@
 import PulseHTTPServer
+import Testing
 @testable import PulseServer
 @testable import PulseServerStorage
-import Testing
+@testable import PulseSyncAPI
 
 /// Which address the venue rule and the enrollment limit see.
 @Suite struct ClientAddressTests {

@@ -3,6 +3,7 @@ import PulseCore
 import PulseCrypto
 import PulseServer
 import PulseServerStorage
+import PulseSyncAPI
 import Testing
 
 @Suite struct DeviceCertificateTests {

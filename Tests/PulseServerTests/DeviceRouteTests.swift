@@ -5,6 +5,7 @@ import PulseSystem
 import Testing
 @testable import PulseServer
 @testable import PulseServerStorage
+@testable import PulseSyncAPI
 
 /// The checks every device-scoped request goes through, over a real socket.
 @Suite struct DeviceRouteTests {

@@ -1,9 +1,10 @@
 import Foundation
 import PulseCore
 import PulseCrypto
+import Testing
 @testable import PulseServer
 @testable import PulseServerStorage
-import Testing
+@testable import PulseSyncAPI
 
 /// The `X-Pulse-Device` header and the canonical string, the worked example of docs/server.md, and every
 /// Wycheproof P1363 case through the header's verify path.

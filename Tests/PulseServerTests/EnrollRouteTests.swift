@@ -1,10 +1,11 @@
 import Foundation
 import PulseCore
 import PulseCrypto
-@testable import PulseServer
-@testable import PulseServerStorage
 import PulseSystem
 import Testing
+@testable import PulseServer
+@testable import PulseServerStorage
+@testable import PulseSyncAPI
 
 /// `POST /api/sync/enroll`, `GET /api/sync/device-cert-keys`, `GET /api/sync/time` over a real socket.
 @Suite struct EnrollRouteTests {

@@ -2,6 +2,7 @@ import Foundation
 import PulseCore
 import PulseServer
 import PulseServerStorage
+import PulseSyncAPI
 import Testing
 
 @Suite struct ManifestViewTests {

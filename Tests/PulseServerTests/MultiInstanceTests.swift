@@ -3,10 +3,11 @@ import PulseCore
 import PulseCrypto
 import PulsePostgres
 import PulsePostgresTesting
-@testable import PulseServer
-@testable import PulseServerStorage
 import PulseSystem
 import Testing
+@testable import PulseServer
+@testable import PulseServerStorage
+@testable import PulseSyncAPI
 
 /// Several real `pulse-server serve` processes on one PostgreSQL, behind a real nginx `upstream` holding them
 /// all (`InstanceFleet`), as operators run them: what must hold across instances. The faults (kill -9, a

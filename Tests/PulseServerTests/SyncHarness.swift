@@ -2,11 +2,12 @@ import Foundation
 import PulseCore
 import PulseCrypto
 import PulseHTTPServer
-@testable import PulseServer
-@testable import PulseServerStorage
 import PulseSystem
 import Synchronization
 import Testing
+@testable import PulseServer
+@testable import PulseServerStorage
+@testable import PulseSyncAPI
 
 /// A clock the test moves: the server's only source of time.
 final class TestClock: Sendable {

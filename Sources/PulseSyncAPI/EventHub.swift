@@ -23,7 +23,7 @@ import PulseServerStorage
 ///
 /// Each event is formatted once per change and written to every stream with one `send` (a resume of a
 /// suspended connection; no thread per stream). A revoked device's streams are closed.
-final class EventHub: @unchecked Sendable {
+public final class EventHub: @unchecked Sendable {
     private struct Subscriber {
         let stream: HTTPEventStream
         let deviceId: String
@@ -74,7 +74,7 @@ final class EventHub: @unchecked Sendable {
     var streamCount: Int { lock.withLock { count } }
 
     /// Streams open on session `id`.
-    func streamCount(session id: String) -> Int { lock.withLock { watched[id]?.subscribers.count ?? 0 } }
+    public func streamCount(session id: String) -> Int { lock.withLock { watched[id]?.subscribers.count ?? 0 } }
 
     /// Streams open by the devices of registration token `listingId`.
     func streamCount(token listingId: String) -> Int { lock.withLock { byToken[listingId] ?? 0 } }
@@ -114,7 +114,7 @@ final class EventHub: @unchecked Sendable {
     }
 
     /// Look at storage now (this process just changed something).
-    func poke() {
+    public func poke() {
         wake.withLock {
             poked = true
             wake.signal()

@@ -2,8 +2,10 @@ import Foundation
 import PulseCore
 import PulseHTTPServer
 import PulseServerStorage
+import PulseSyncAPI
+import PulseServerStorage
 
-extension SyncServer {
+extension StaffAPI {
     /// `POST`/`PATCH /api/staff/sessions/{id}` `{"state"?, "maxShown"?, "allowDownload"?, "venueNetworks"?}`:
     /// `admin session set`. Only what is given changes; `maxShown` moves the frontier with `max()`;
     /// `venueNetworks` replaces the list (`[]` unlocks).
@@ -35,7 +37,7 @@ extension SyncServer {
         return deferredWrite("staff") { [self, update] in
             let record = try administration.setSession(id: id, update)
             hub.poke()
-            return SyncAnswers.json(200, SessionAdminCommand.json(record), note: "staff:session-set")
+            return SyncAnswers.json(200, StaffJSON.session(record), note: "staff:session-set")
         }
     }
 
@@ -48,7 +50,7 @@ extension SyncServer {
         return deferredWrite("staff") { [self] in
             let (record, moved) = try administration.advance(sessionId: id, to: slide)
             if moved { hub.poke() }
-            return SyncAnswers.json(200, ["session": SessionAdminCommand.json(record), "moved": .bool(moved)], note: "staff:advance")
+            return SyncAnswers.json(200, ["session": StaffJSON.session(record), "moved": .bool(moved)], note: "staff:advance")
         }
     }
 
@@ -83,7 +85,7 @@ extension SyncServer {
             return HTTPResponse(
                 status: 200,
                 headers: [
-                    HTTPHeader("Content-Type", "text/csv; charset=utf-8"), SyncServer.noStore,
+                    HTTPHeader("Content-Type", "text/csv; charset=utf-8"), SyncAPI.noStore,
                     HTTPHeader("Content-Disposition", "attachment; filename=\"\(id)-report.csv\""),
                 ],
                 body: .bytes(Array(report.csv.utf8)), note: "staff:report-csv")

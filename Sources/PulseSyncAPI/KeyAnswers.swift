@@ -46,7 +46,7 @@ struct KeyAnswers: Sendable, CustomStringConvertible {
     func response(releasing range: Range<Int>) -> SharedResponse {
         let count = min(max(range.upperBound, 0), slideCount)
         if let ready = prepared.responses.withLock({ $0[count] }) { return ready }
-        let response = SharedResponse(HTTPResponse(status: 200, headers: [SyncServer.jsonType, SyncServer.noStore], body: .bytes(body(count))))
+        let response = SharedResponse(HTTPResponse(status: 200, headers: [SyncAPI.jsonType, SyncAPI.noStore], body: .bytes(body(count))))
         return prepared.responses.withLock { responses in
             if let other = responses[count] { return other }  // made meanwhile by another thread: one copy is kept
             responses[count] = response

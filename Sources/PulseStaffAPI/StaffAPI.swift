@@ -2,6 +2,8 @@ import Foundation
 import PulseCore
 import PulseHTTPServer
 import PulseServerStorage
+import PulseSyncAPI
+import PulseServerStorage
 
 /// `/api/staff/…`: every `pulse-server admin` operation over HTTP for the console and the presenter's
 /// clicker, with `Authorization: Bearer <staff token>`. Each calls `Administration`, as the CLI does.
@@ -22,18 +24,46 @@ import PulseServerStorage
 ///
 /// Minted: `{"kind","id","secret","scope"?,"maxDevices"?,"expiresAt"?}`, the same as `admin … --json`.
 /// Errors: `{"error","message"}` with 400 (bad input), 404 (no such thing), 409 (a refused change).
-enum StaffAPI {
-    /// The JSON answer of a `ServerError` that is the request's fault.
-    static func error(_ error: ServerError) -> HTTPResponse {
-        let name = switch error.kind {
-        case .badInput: "badRequest"
-        case .notFound: "notFound"
-        case .conflict: "conflict"
-        case .unsafeFile, .storage: "internal"
-        case .unavailable: "unavailable"
-        }
-        return SyncAnswers.json(error.httpStatus, ["error": .string(name), "message": .string(error.message)], note: "staff:" + name)
+///
+/// pulse-server's `SyncServer` routes `/api/staff/…` here; the storage, the cache (staff tokens), the event
+/// hub (a change is heard at once) and the write queue are the sync responder's, shared.
+public final class StaffAPI: HTTPResponder {
+    let sync: SyncAPI
+    let administration: Administration
+
+    public init(sync: SyncAPI) {
+        self.sync = sync
+        let clock = sync.clock
+        self.administration = Administration(storage: sync.storage, clock: { Int64(clock().rounded(.down)) })
     }
+
+    static let prefix = Array("/api/staff/".utf8)
+
+    public func respond(to request: HTTPRequest) -> HTTPResponse {
+        let (path, query) = SyncAPI.split(request.target)
+        return sync.answer(request, path: path) {
+            guard path.starts(with: Self.prefix) else { return HTTPResponse(answers.notFound, "no:route") }
+            return try staff(request, path: path.dropFirst(Self.prefix.count), query: query)
+        }
+    }
+
+    /// Nothing: the server that routes here logs every exchange once (`SyncAPI.finished`).
+    public func finished(_ exchange: HTTPExchange) {}
+
+    var storage: any ServerStorage { sync.storage }
+    var cache: SyncCache { sync.cache }
+    var answers: SyncAnswers { sync.answers }
+    var hub: EventHub { sync.hub }
+    var configuration: SyncConfiguration { sync.configuration }
+    var clock: @Sendable () -> Double { sync.clock }
+    func seconds(_ now: Double) -> Int64 { sync.seconds(now) }
+    func isRead(_ request: HTTPRequest) -> Bool { sync.isRead(request) }
+    func deferredWrite(_ note: String, _ work: @escaping @Sendable () throws -> HTTPResponse) -> HTTPResponse {
+        sync.deferredWrite(note, work)
+    }
+
+    /// The JSON answer of a `ServerError` that is the request's fault.
+    static func error(_ error: ServerError) -> HTTPResponse { SyncAnswers.error(error) }
 
     /// The bearer token of `Authorization`, if the header is `Bearer <token>`.
     static func bearer(_ header: [UInt8]?) -> String? {
@@ -59,7 +89,7 @@ enum StaffAPI {
     }
 
     /// The answer (and `admin … --json`) for a minted credential.
-    static func minted(_ minted: Administration.Minted) -> JSONValue {
+    public static func minted(_ minted: Administration.Minted) -> JSONValue {
         var fields: [String: JSONValue] = ["kind": .string(minted.kind.rawValue), "id": .string(minted.listingId), "secret": .string(minted.text)]
         if let scope = minted.scope { fields["scope"] = ["kind": .string(scope.kind), "id": .string(scope.id)] }
         if let max = minted.maxDevices { fields["maxDevices"] = .int(max) }
@@ -69,7 +99,7 @@ enum StaffAPI {
     }
 
     /// A registration token's own limits as fields (`enrollRate`, `enrollBurst`, `maxStreams`), those it sets.
-    static func add(_ limits: TokenLimits, to fields: inout [String: JSONValue]) {
+    public static func add(_ limits: TokenLimits, to fields: inout [String: JSONValue]) {
         if let rate = limits.enrollRate { fields["enrollRate"] = .int(rate) }
         if let burst = limits.enrollBurst { fields["enrollBurst"] = .int(burst) }
         if let streams = limits.maxStreams { fields["maxStreams"] = .int(streams) }
@@ -83,9 +113,7 @@ enum StaffAPI {
         }
         return number
     }
-}
 
-extension SyncServer {
     /// Authenticates, then routes `/api/staff/<path>`.
     func staff(_ request: HTTPRequest, path: ArraySlice<UInt8>, query: ArraySlice<UInt8>) throws -> HTTPResponse {
         let now = seconds(clock())
@@ -111,7 +139,7 @@ extension SyncServer {
             return try mint(parts[0], request)
         case ("tokens", 1) where isRead(request):
             let recent = try storage.recentEnrollments(since: now - 60)
-            return SyncAnswers.json(200, .array(try storage.credentials().map { AdminCommand.json($0, recent: recent[$0.id] ?? 0) }), note: "staff:tokens")
+            return SyncAnswers.json(200, .array(try storage.credentials().map { StaffJSON.credential($0, recent: recent[$0.id] ?? 0) }), note: "staff:tokens")
         case ("tokens", 2) where parts[1] == "revoke" && method == .post:
             let fields = try body(request)
             guard let text = fields["token"]?.stringValue else { throw ServerError.badInput("token: give the code, token or listing id") }
@@ -128,19 +156,19 @@ extension SyncServer {
                 return SyncAnswers.json(200, .object(answer), note: "staff:token-revoked")
             }
         case ("devices", 1) where isRead(request):
-            return SyncAnswers.json(200, .array(try storage.devices().map { AdminCommand.json($0) }), note: "staff:devices")
+            return SyncAnswers.json(200, .array(try storage.devices().map { StaffJSON.device($0) }), note: "staff:devices")
         case ("devices", 3) where parts[2] == "revoke" && method == .post:
             let id = parts[1]
             return deferredWrite("staff") { [self] in
                 try administration.revokeDevice(id: id)
                 hub.poke()
-                return SyncAnswers.json(200, try storage.device(id: id).map { AdminCommand.json($0) } ?? .null, note: "staff:device-revoked")
+                return SyncAnswers.json(200, try storage.device(id: id).map { StaffJSON.device($0) } ?? .null, note: "staff:device-revoked")
             }
         case ("sessions", 1) where isRead(request):
-            return SyncAnswers.json(200, .array(try storage.sessions().map { SessionAdminCommand.json($0) }), note: "staff:sessions")
+            return SyncAnswers.json(200, .array(try storage.sessions().map { StaffJSON.session($0) }), note: "staff:sessions")
         case ("sessions", 2) where isRead(request):
             guard let session = try storage.session(id: parts[1]) else { throw Administration.noSession(parts[1]) }
-            return SyncAnswers.json(200, SessionAdminCommand.json(session), note: "staff:session")
+            return SyncAnswers.json(200, StaffJSON.session(session), note: "staff:session")
         case ("sessions", 2) where isWrite:
             return try setSession(parts[1], request)
         case ("sessions", 3) where parts[2] == "advance" && method == .post:

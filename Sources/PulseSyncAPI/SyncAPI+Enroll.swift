@@ -4,7 +4,7 @@ import PulseCrypto
 import PulseHTTPServer
 import PulseServerStorage
 
-extension SyncServer {
+extension SyncAPI {
     /// `POST /api/sync/enroll` `{token, publicKey, platform, name}` → `200 {"deviceId","deviceCert"}`.
     ///
     /// In order: the client address's token bucket (429), the body (400 naming the field), the public key
@@ -65,13 +65,13 @@ extension SyncServer {
 }
 
 /// Request bodies as JSON objects, and the shapes of their common fields.
-enum RequestJSON {
-    struct Problem: Error {
-        var field: String
+public enum RequestJSON {
+    public struct Problem: Error {
+        public var field: String
     }
 
     /// The body as a JSON object; the problem names `body` when there is none or it is not an object.
-    static func object(_ body: [UInt8]?) -> Result<[String: JSONValue], Problem> {
+    public static func object(_ body: [UInt8]?) -> Result<[String: JSONValue], Problem> {
         guard let body, !body.isEmpty, let value = try? JSONValue.parse(Data(body)), case let .object(fields) = value else {
             return .failure(Problem(field: "body"))
         }

@@ -2,7 +2,7 @@ import PulseCrypto
 import PulseHTTPServer
 import PulseServerStorage
 
-extension SyncServer {
+extension SyncAPI {
     /// A device-scoped route and what it needs from the target.
     enum DeviceRoute {
         case keys(ArraySlice<UInt8>)
@@ -15,7 +15,7 @@ extension SyncServer {
         /// a series manifest.
         var sessionId: String? {
             switch self {
-            case let .keys(query), let .manifest(query), let .events(query): SyncServer.sessionParameter(query)
+            case let .keys(query), let .manifest(query), let .events(query): SyncAPI.sessionParameter(query)
             case let .diag(id): id
             case .seriesManifest: nil
             }

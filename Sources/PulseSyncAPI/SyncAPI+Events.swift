@@ -2,7 +2,7 @@ import PulseCore
 import PulseHTTPServer
 import PulseServerStorage
 
-extension SyncServer {
+extension SyncAPI {
     /// `GET /api/sync/events?session=ID`: device-signed Server-Sent Events (`EventHub`). The connection is
     /// suspended in libmicrohttpd between events (`HTTPEventStream`), heartbeats are comment lines after 15 s
     /// of silence, `Last-Event-ID` resumes from the session's change log.

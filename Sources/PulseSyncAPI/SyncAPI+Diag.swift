@@ -2,7 +2,7 @@ import PulseCore
 import PulseHTTPServer
 import PulseServerStorage
 
-extension SyncServer {
+extension SyncAPI {
     /// `POST /api/sessions/{id}/diag`: a device's connection sample, the same the web client posts, so app
     /// devices appear in the moderator's live view and the end-of-event report with `build` = the app
     /// version. `204` once stored; a bad body `400` naming the field; a replayed request the flat 404.

@@ -9,15 +9,15 @@ import PulseServerStorage
 /// wrong method, a replayed POST, a bad enrollment token and an unknown route. It is one prepared
 /// response, so the bytes cannot drift apart between those cases: status, headers and body are the same
 /// (`SyncFlatnessTests` compares them off the wire). The access log note says which case it was.
-final class SyncAnswers: Sendable {
+public final class SyncAnswers: Sendable {
     /// `404 {"error":"notFound"}`: the flat "no".
-    let notFound = SharedResponse(SyncAnswers.json(404, #"{"error":"notFound"}"#))
+    public let notFound = SharedResponse(SyncAnswers.json(404, #"{"error":"notFound"}"#))
     /// `401 {"error":"staleSignature"}`: the timestamp is more than the window away from the server's
     /// clock. Given before the device is looked up, so it says nothing about the device.
     let stale = SharedResponse(SyncAnswers.json(
         401, #"{"error":"staleSignature"}"#, extra: [HTTPHeader("WWW-Authenticate", #"PulseDevice error="staleSignature""#)]))
     /// `401` for the staff API without a valid bearer token.
-    let unauthorized = SharedResponse(SyncAnswers.json(
+    public let unauthorized = SharedResponse(SyncAnswers.json(
         401, #"{"error":"unauthorized"}"#, extra: [HTTPHeader("WWW-Authenticate", #"Bearer realm="pulse-server""#)]))
     /// `400 {"error":"badKey"}`: the enrollment's public key is not a valid P-256 key.
     let badKey = SharedResponse(SyncAnswers.json(400, #"{"error":"badKey"}"#))
@@ -59,14 +59,29 @@ final class SyncAnswers: Sendable {
     }
 
     /// A JSON value as an answer (canonical bytes, a newline at the end for people using curl).
-    static func json(_ status: Int, _ value: JSONValue, note: String, cacheControl: String = "no-store") -> HTTPResponse {
+    public static func json(_ status: Int, _ value: JSONValue, note: String, cacheControl: String = "no-store") -> HTTPResponse {
         var response = json(status, value.canonicalBytes + [0x0a], cacheControl: cacheControl)
         response.note = note
         return response
     }
 }
 
+extension SyncAnswers {
+    /// The JSON answer of a `ServerError` that is the request's fault (`{"error","message"}`; the staff API's
+    /// and a deferred write's).
+    public static func error(_ error: ServerError) -> HTTPResponse {
+        let name = switch error.kind {
+        case .badInput: "badRequest"
+        case .notFound: "notFound"
+        case .conflict: "conflict"
+        case .unsafeFile, .storage: "internal"
+        case .unavailable: "unavailable"
+        }
+        return SyncAnswers.json(error.httpStatus, ["error": .string(name), "message": .string(error.message)], note: "staff:" + name)
+    }
+}
+
 extension HTTPResponse {
     /// `shared` with a note for the access log.
-    init(_ shared: SharedResponse, _ note: String) { self.init(shared, note: note) }
+    public init(_ shared: SharedResponse, _ note: String) { self.init(shared, note: note) }
 }

@@ -1,7 +1,7 @@
 import PulseHTTPServer
 import PulseServerStorage
 
-extension SyncServer {
+extension SyncAPI {
     /// `GET /api/sync/keys?session=ID`: `{"deckVersion","released":[{"n","keyB64","nonceB64"}]}`, no-store.
     /// The range comes from `ReleasePolicy.releasedSlides` and nothing else: the session's state and live
     /// frontier, its venue rule against the request's address, allowDownload. The deck is the session's
@@ -48,29 +48,6 @@ extension SyncServer {
         return HTTPResponse(status: 200, headers: [Self.jsonType] + headers, body: .bytes(rendered.body), note: note)
     }
 
-    static let jsonType = HTTPHeader("Content-Type", "application/json")
-    static let noStore = HTTPHeader("Cache-Control", "no-store")
-}
-
-/// `If-None-Match` against one entity-tag, on bytes (RFC 9110 §13.1.2): a list of tags, weak comparison
-/// (`W/"x"` matches `"x"`), or `*`.
-enum IfNoneMatch {
-    static func matches(_ header: [UInt8], tag: [UInt8]) -> Bool {
-        var index = 0
-        let end = header.count
-        while index < end {
-            let byte = header[index]
-            if byte == 0x20 || byte == 0x09 || byte == 0x2c { index += 1; continue }
-            if byte == 0x2a { return true }
-            if byte == UInt8(ascii: "W"), index + 1 < end, header[index + 1] == UInt8(ascii: "/") { index += 2 }
-            guard index < end, header[index] == 0x22 else { return false }
-            let open = index + 1
-            var close = open
-            while close < end, header[close] != 0x22 { close += 1 }
-            guard close < end else { return false }
-            if header[open..<close].elementsEqual(tag) { return true }
-            index = close + 1
-        }
-        return false
-    }
+    public static let jsonType = HTTPHeader("Content-Type", "application/json")
+    public static let noStore = HTTPHeader("Cache-Control", "no-store")
 }

@@ -15,7 +15,7 @@ import Synchronization
 ///
 /// A record loaded from storage is stored only if the generation did not move while it was read, so a
 /// read that raced a change never outlives it.
-final class SyncCache: Sendable {
+public final class SyncCache: Sendable {
     /// An enrolled device with its key parsed once.
     struct Device: Sendable {
         let record: DeviceRecord
@@ -54,7 +54,7 @@ final class SyncCache: Sendable {
 
     /// Asks storage whether anything changed and drops what went stale. Call once per request, first.
     @discardableResult
-    func revalidate() throws -> StorageGeneration {
+    public func revalidate() throws -> StorageGeneration {
         let current = try storage.generation()
         state.withLock { state in
             guard state.generation != current else { return }
@@ -217,7 +217,7 @@ final class SyncCache: Sendable {
 
     /// True when `hash` is an active staff token at `now`: compared against every cached hash in
     /// constant time (no early exit, no index lookup keyed by the presented value).
-    func isStaffToken(hash: [UInt8], now: Int64) throws -> Bool {
+    public func isStaffToken(hash: [UInt8], now: Int64) throws -> Bool {
         let tokens = try cached(\.credentials, { $0.staffTokens }, load: { try storage.activeStaffTokens(at: now) }, store: { $0.staffTokens = $1 }) ?? []
         var found = false
         for token in tokens {

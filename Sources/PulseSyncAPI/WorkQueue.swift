@@ -1,5 +1,4 @@
 import Foundation
-import PulseServerStorage
 
 /// A few threads that run the requests which write (enroll, diag, staff changes) off the server's event
 /// loops: a commit waits for an fsync (synchronous=FULL), and a server thread waiting for it would hold
