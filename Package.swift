@@ -66,9 +66,13 @@ let package = Package(
         target("PulsePack", [
             "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseImage", "PulseCommandLine", "PulseAge", "PulseSystem",
         ]),
+        // pulse-server: storage (records, SQLite and PostgreSQL backends), then the responders, then the composition.
+        target("PulseServerStorage", ["PulseSQLite", "PulsePostgres", "PulseCore", "PulseCrypto", "PulseStore", "PulseSystem"]),
+        target("PulseSyncAPI", ["PulseServerStorage", "PulseHTTPServer", "PulseOrigin", "PulseCore", "PulseCrypto"]),  // the device routes; what responders share
+        target("PulseStaffAPI", ["PulseSyncAPI", "PulseServerStorage", "PulseHTTPServer", "PulseCore"]),  // /api/staff/…
         target("PulseServer", [
-            "PulseSQLite", "PulsePostgres", "PulseCore", "PulseCrypto", "PulseStore", "PulseAge", "PulseCommandLine", "PulseHTTPServer",
-            "PulseOrigin", "PulseSystem",
+            "PulseServerStorage", "PulseSyncAPI", "PulseStaffAPI", "PulseSQLite", "PulsePostgres", "PulseCore", "PulseCrypto", "PulseStore", "PulseAge", "PulseCommandLine",
+            "PulseHTTPServer", "PulseOrigin", "PulseSystem",
         ]),
         // The reference app client (an app could embed it; the key behind `DeviceKey`), and the contract suite.
         target("PulseDevice", ["PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine", "PulseSystem"]),
@@ -103,20 +107,20 @@ let package = Package(
         testTarget("PulseSQLiteTests", ["PulseSQLite"]),
         testTarget("PulsePostgresTests", ["PulsePostgres", "PulsePostgresTesting"]),
         testTarget("PulseServerTests", [
-            "PulseServer", "PulseSQLite", "PulseCore", "PulseCrypto", "PulseAge", "PulseCommandLine", "PulsePack", "PulseStore",
+            "PulseServer", "PulseServerStorage", "PulseSyncAPI", "PulseStaffAPI", "PulseSQLite", "PulseCore", "PulseCrypto", "PulseAge", "PulseCommandLine", "PulsePack", "PulseStore",
             "PulseHTTPServer", "PulsePostgres", "PulsePostgresTesting", "PulseSystem", "SyncTestSupport",
         ]),
         testTarget("PulsePDFTests", ["PulsePDF", "PulseCrypto"]),
         testTarget("PulsePackTests", ["PulsePack", "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseAge"]),
         // pulse-server and pulse-origin in process with the samples built, and the broken servers' responder wrapper.
         .target(
-            name: "SyncTestSupport", dependencies: ["PulseServer", "PulsePack", "PulseOrigin", "PulseHTTPServer"], path: "Tests/SyncTestSupport",
+            name: "SyncTestSupport", dependencies: ["PulseServer", "PulseServerStorage", "PulseSyncAPI", "PulsePack", "PulseOrigin", "PulseHTTPServer"], path: "Tests/SyncTestSupport",
             swiftSettings: swiftSettings),
         testTarget("PulseDeviceTests", [
-            "PulseDevice", "SyncTestSupport", "PulseServer", "PulseHTTPServer", "PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine",
+            "PulseDevice", "SyncTestSupport", "PulseServer", "PulseServerStorage", "PulseSyncAPI", "PulseHTTPServer", "PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine",
         ]),
         testTarget("PulseConformanceTests", [
-            "PulseConformance", "PulseDevice", "SyncTestSupport", "PulseServer", "PulseHTTPServer", "PulseCrypto", "PulseCore", "PulseSystem",
+            "PulseConformance", "PulseDevice", "SyncTestSupport", "PulseServer", "PulseServerStorage", "PulseSyncAPI", "PulseHTTPServer", "PulseCrypto", "PulseCore", "PulseSystem",
         ]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,30 +1,10 @@
 import PulseCore
 
-/// If-None-Match, If-Range and Range, evaluated on raw header bytes (no `String` work on the hot path).
+/// If-Range and Range, evaluated on raw header bytes (no `String` work on the hot path). If-None-Match is
+/// PulseHTTPServer's `IfNoneMatch`, shared with pulse-server.
 enum ConditionalHeaders {
     private static let quote: UInt8 = 0x22, comma: UInt8 = 0x2c, space: UInt8 = 0x20, tab: UInt8 = 0x09
-    private static let star: UInt8 = 0x2a, slash: UInt8 = 0x2f, dash: UInt8 = 0x2d
-
-    /// True when the If-None-Match list `header` matches the entity-tag whose opaque part is `tag`
-    /// (without quotes), by weak comparison (`W/"x"` matches `"x"`), or is `*`.
-    static func noneMatch(_ header: [UInt8], tag: [UInt8]) -> Bool {
-        var index = 0
-        let end = header.count
-        while index < end {
-            let byte = header[index]
-            if byte == space || byte == tab || byte == comma { index += 1; continue }
-            if byte == star { return true }
-            if byte == 0x57 /* W */, index + 1 < end, header[index + 1] == slash { index += 2 }
-            guard index < end, header[index] == quote else { return false }
-            let open = index + 1
-            var close = open
-            while close < end, header[close] != quote { close += 1 }
-            guard close < end else { return false }
-            if close - open == tag.count, equal(header, from: open, tag) { return true }
-            index = close + 1
-        }
-        return false
-    }
+    private static let dash: UInt8 = 0x2d
 
     /// True when If-Range `header` is exactly the strong entity-tag `"tag"` (a weak tag or a date never is).
     static func strongMatch(_ header: [UInt8], tag: [UInt8]) -> Bool {

@@ -7,7 +7,7 @@ extension Origin {
         guard let slug = Self.queryValue("org", in: query) else { return HTTPResponse(badRequest, note: "-") }
         switch appConfigs.lookup(slug) {
         case let .config(config):
-            if let condition = request.headers["if-none-match"], ConditionalHeaders.noneMatch(condition, tag: config.tag) {
+            if let condition = request.headers["if-none-match"], IfNoneMatch.matches(condition, tag: config.tag) {
                 return HTTPResponse(config.notModified, note: "appconfig")
             }
             return HTTPResponse(config.ok, note: "appconfig")

@@ -47,7 +47,7 @@ extension Origin {
 
     /// The 200, 206, 304 or 416 for a verified blob; nil when its file changed since it was verified.
     private func send(_ blob: VerifiedBlob, _ request: HTTPRequest, _ outcome: String) -> HTTPResponse? {
-        if let condition = request.headers["if-none-match"], ConditionalHeaders.noneMatch(condition, tag: blob.tag) {
+        if let condition = request.headers["if-none-match"], IfNoneMatch.matches(condition, tag: blob.tag) {
             return HTTPResponse(blob.notModified, note: outcome)
         }
         var range = ConditionalHeaders.RangeResult.whole

@@ -1,6 +1,8 @@
 import Foundation
 import PulseCommandLine
 import PulseCore
+import PulseServerStorage
+import PulseStaffAPI
 
 /// `pulse-server admin …`: minting and revoking credentials, devices, session settings.
 /// Each operation is `Administration`'s, the same the staff API calls.

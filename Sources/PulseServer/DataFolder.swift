@@ -1,4 +1,5 @@
 import Foundation
+import PulseServerStorage
 import PulseSystem
 
 /// The server's one data folder: the SQLite database (with its `-wal` and `-shm`) and the device

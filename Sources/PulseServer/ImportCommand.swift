@@ -2,6 +2,7 @@ import Foundation
 import PulseAge
 import PulseCommandLine
 import PulseCore
+import PulseServerStorage
 
 /// `pulse-server import --data DIR PACKAGE [--identity FILE]… [--replace-package] [--json]`
 enum ImportCommand {

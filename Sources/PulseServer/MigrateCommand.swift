@@ -2,6 +2,7 @@ import Foundation
 import PulseCommandLine
 import PulseCore
 import PulsePostgres
+import PulseServerStorage
 
 /// `pulse-server migrate --from sqlite:DIR --to postgresql://… [--replace] [--json]`
 enum MigrateCommand {

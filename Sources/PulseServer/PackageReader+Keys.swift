@@ -2,6 +2,7 @@ import Foundation
 import PulseAge
 import PulseCore
 import PulseCrypto
+import PulseServerStorage
 
 extension PackageReader {
     /// The key table of a session's current deck: `keys/<id>/<deckVersion>.json`, or the sealed

@@ -1,6 +1,7 @@
 import Foundation
 import PulseAge
 import PulseCore
+import PulseServerStorage
 
 extension PackageReader {
     /// A manifest's slide: what its key table must match.

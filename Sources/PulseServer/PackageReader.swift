@@ -2,6 +2,7 @@ import Foundation
 import PulseAge
 import PulseCore
 import PulseCrypto
+import PulseServerStorage
 
 /// Reads a package's server part (docs/package-format.md) into an `ImportPlan`, checking everything
 /// before anything is written: each manifest hashes to its packageVersion, each key table belongs to
@@ -108,7 +109,6 @@ public struct PackageReader {
         }
     }
 
-    static let digestFormat = TextFormat { $0.many(upTo: 64, isLowerHex) == 64 }
-    static let packageIdFormat = TextFormat { $0.many(upTo: 32, isLowerHex) == 32 }
-    static func isLowerHex(_ byte: UInt8) -> Bool { TextScanner.isDigit(byte) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f")) }
+    static let digestFormat = TextFormat { $0.many(upTo: 64, Identifier.isLowerHex) == 64 }
+    static let packageIdFormat = TextFormat { $0.many(upTo: 32, Identifier.isLowerHex) == 32 }
 }

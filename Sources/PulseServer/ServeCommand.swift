@@ -2,6 +2,8 @@ import Foundation
 import PulseCommandLine
 import PulseHTTPServer
 import PulseOrigin
+import PulseServerStorage
+import PulseSyncAPI
 import PulseSystem
 
 /// `pulse-server serve --data DIR --listen HOST:PORT [--public PKG] [--trusted-proxy CIDR]…`

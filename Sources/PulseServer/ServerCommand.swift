@@ -2,6 +2,7 @@ import Foundation
 import PulseAge
 import PulseCommandLine
 import PulseCore
+import PulseServerStorage
 
 /// `pulse-server`: the command line, declared once (parsing, help, validation, run).
 /// `serve` (ServeCommand), `import` (ImportCommand) and `admin` (AdminCommand).

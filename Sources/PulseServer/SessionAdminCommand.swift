@@ -1,6 +1,7 @@
 import Foundation
 import PulseCommandLine
 import PulseCore
+import PulseServerStorage
 
 /// `pulse-server admin session set|advance|list`.
 enum SessionAdminCommand {

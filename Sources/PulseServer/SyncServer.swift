@@ -1,63 +1,38 @@
 import Foundation
 import PulseHTTPServer
 import PulseOrigin
+import PulseServerStorage
+import PulseStaffAPI
+import PulseSyncAPI
 
-/// The HTTP half of pulse-server: the contract's sync routes, the staff API, and (with `--public`) the
-/// origin's asset and app-config routes, as one `HTTPResponder`. The decisions are the pure functions of
-/// part 1 (`ReleasePolicy`, `ManifestView`); this layer gathers their inputs (the authenticated device,
-/// the cached session, the client address) and writes their output.
+/// pulse-server's one `HTTPResponder`: `/api/staff/…` goes to the staff responder (PulseStaffAPI), everything
+/// else to the sync responder (PulseSyncAPI: the contract's device routes, `/healthz`, and with `--public` the
+/// origin's). A new surface (the console, metrics) is one more responder module and one more prefix here.
 ///
-/// | route | file |
+/// | prefix | responder |
 /// |---|---|
-/// | `POST /api/sync/enroll`, `GET /api/sync/device-cert-keys`, `GET /api/sync/time` | SyncServer+Enroll.swift |
-/// | `X-Pulse-Device` checks for every device-scoped route | SyncServer+Device.swift |
-/// | `GET /api/sync/manifest`, `/api/sync/series/{id}/manifest`, `/api/sync/keys` | SyncServer+Content.swift |
-/// | `GET /api/sync/events` | SyncServer+Events.swift, EventHub.swift |
-/// | `POST /api/sessions/{id}/diag` | SyncServer+Diag.swift |
-/// | `/api/staff/…` | StaffAPI.swift, StaffAPI+Sessions.swift |
+/// | `/api/staff/` | `StaffAPI` (StaffAPI.swift, StaffAPI+Sessions.swift) |
+/// | anything else | `SyncAPI` (SyncAPI.swift and its extensions) |
 public final class SyncServer: HTTPResponder {
-    public let configuration: SyncConfiguration
-    let storage: any ServerStorage
-    let cache: SyncCache
-    let certificateKeys: CertificateKeyring
-    let administration: Administration
-    let answers = SyncAnswers()
-    let hub: EventHub
-    let writes: WorkQueue
-    let origin: (any HTTPResponder)?
-    let accessLog: AccessLog?
-    /// The server's clock: Unix seconds with a fraction. Tests pass their own.
-    let clock: @Sendable () -> Double
-    let alarm: @Sendable (String) -> Void
+    /// The sync responder, which also holds what the others share (storage, cache, event hub, write queue).
+    public let sync: SyncAPI
+    let staff: StaffAPI
 
     /// The request headers the routes read (the origin's too, for `--public`).
-    public static let requestHeaders = [
-        "x-pulse-device", "authorization", "if-none-match", "x-forwarded-for", "last-event-id", "accept",
-    ] + Origin.requestHeaders.filter { $0 != "if-none-match" }
+    public static let requestHeaders = SyncAPI.requestHeaders
+    public static let standardError = SyncAPI.standardError
 
-    /// - Parameters:
-    ///   - certificateKeys: the key that signs device certificates and those published (`CertificateKeyring`).
-    ///   - origin: answers `/api/sync/asset/…` and `/api/sync/appconfig` (`serve --public`); nil: those are 404.
-    ///   - accessLog: one line per request, never a token, key, signature or code (see `finished`).
-    ///   - clock: Unix seconds; the default is the system clock.
-    ///   - alarm: operational messages (a storage failure behind a 500).
+    /// See `SyncAPI.init`.
     public init(
         storage: any ServerStorage, certificateKeys: CertificateKeyring, configuration: SyncConfiguration = SyncConfiguration(),
         origin: (any HTTPResponder)? = nil, accessLog: AccessLog? = nil,
         clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
-        alarm: @escaping @Sendable (String) -> Void = SyncServer.standardError
+        alarm: @escaping @Sendable (String) -> Void = SyncAPI.standardError
     ) {
-        self.configuration = configuration
-        self.storage = storage
-        self.cache = SyncCache(storage: storage)
-        self.certificateKeys = certificateKeys
-        self.administration = Administration(storage: storage, clock: { Int64(clock().rounded(.down)) })
-        self.origin = origin
-        self.accessLog = accessLog
-        self.clock = clock
-        self.alarm = alarm
-        self.writes = WorkQueue(threads: configuration.writeThreads, maxQueued: configuration.maxQueuedWrites, name: "sync-write")
-        self.hub = EventHub(cache: cache, configuration: configuration, clock: clock, alarm: alarm)
+        sync = SyncAPI(
+            storage: storage, certificateKeys: certificateKeys, configuration: configuration, origin: origin, accessLog: accessLog, clock: clock,
+            alarm: alarm)
+        staff = StaffAPI(sync: sync)
     }
 
     /// A server whose certificates are signed by `certificateKey` alone (one box).
@@ -65,140 +40,32 @@ public final class SyncServer: HTTPResponder {
         storage: any ServerStorage, certificateKey: DeviceCertificateKey, configuration: SyncConfiguration = SyncConfiguration(),
         origin: (any HTTPResponder)? = nil, accessLog: AccessLog? = nil,
         clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
-        alarm: @escaping @Sendable (String) -> Void = SyncServer.standardError
+        alarm: @escaping @Sendable (String) -> Void = SyncAPI.standardError
     ) {
         self.init(
             storage: storage, certificateKeys: CertificateKeyring(certificateKey), configuration: configuration, origin: origin,
             accessLog: accessLog, clock: clock, alarm: alarm)
     }
 
-    public static let standardError: @Sendable (String) -> Void = { message in
-        FileHandle.standardError.write(Data("pulse-server: \(message)\n".utf8))
-    }
+    public var configuration: SyncConfiguration { sync.configuration }
+    var storage: any ServerStorage { sync.storage }
+    var cache: SyncCache { sync.cache }
+    var hub: EventHub { sync.hub }
 
-    /// Starts the event hub's watcher (SSE fan-out of changes made anywhere), and parses the enrolled
-    /// devices' keys on a background thread.
-    public func start() {
-        hub.start()
-        let cache = self.cache, alarm = self.alarm
-        let warm = Thread {
-            do { try cache.warmPublicKeys() } catch { alarm("cannot read the devices to prepare their keys: \(error)") }
-        }
-        warm.name = "sync-warm-keys"
-        warm.qualityOfService = .background
-        warm.start()
-    }
-
-    /// Stops the hub and lets queued writes finish (SIGTERM, after the HTTP server stopped accepting).
-    public func stop(drainSeconds: Double = 10) {
-        hub.stop()
-        writes.drain(within: drainSeconds)
-    }
-
+    /// See `SyncAPI.start`.
+    public func start() { sync.start() }
+    /// See `SyncAPI.stop`.
+    public func stop(drainSeconds: Double = 10) { sync.stop(drainSeconds: drainSeconds) }
     /// Event streams open now.
-    public var openStreams: Int { hub.streamCount }
+    public var openStreams: Int { sync.openStreams }
 
-    public func finished(_ exchange: HTTPExchange) {
-        accessLog?.record(exchange)
-    }
-
-    // MARK: Routing
-
-    static let enrollPath = Array("/api/sync/enroll".utf8)
-    static let keysPath = Array("/api/sync/keys".utf8)
-    static let manifestPath = Array("/api/sync/manifest".utf8)
-    static let eventsPath = Array("/api/sync/events".utf8)
-    static let timePath = Array("/api/sync/time".utf8)
-    static let certificateKeysPath = Array("/api/sync/device-cert-keys".utf8)
-    static let seriesPrefix = Array("/api/sync/series/".utf8)
-    static let manifestSuffix = Array("/manifest".utf8)
-    static let sessionsPrefix = Array("/api/sessions/".utf8)
-    static let diagSuffix = Array("/diag".utf8)
-    static let assetPrefix = Array("/api/sync/asset/".utf8)
-    static let appconfigPath = Array("/api/sync/appconfig".utf8)
     static let staffPrefix = Array("/api/staff/".utf8)
-    static let healthPath = Array("/healthz".utf8)
 
     public func respond(to request: HTTPRequest) -> HTTPResponse {
-        let target = request.target
-        let split = target.firstIndex(of: UInt8(ascii: "?")) ?? target.count
-        let path = target[..<split]
-        let query = split < target.count ? target[(split + 1)...] : []
-        do {
-            if path.elementsEqual(Self.keysPath) { return try deviceRoute(request, .keys(query)) }
-            if path.elementsEqual(Self.manifestPath) { return try deviceRoute(request, .manifest(query)) }
-            if path.elementsEqual(Self.eventsPath) { return try deviceRoute(request, .events(query)) }
-            if let id = Self.middle(path, Self.seriesPrefix, Self.manifestSuffix) { return try deviceRoute(request, .seriesManifest(id)) }
-            if let id = Self.middle(path, Self.sessionsPrefix, Self.diagSuffix) { return try deviceRoute(request, .diag(id)) }
-            if path.elementsEqual(Self.enrollPath) { return try enroll(request) }
-            if path.elementsEqual(Self.timePath) { return time(request) }
-            if path.elementsEqual(Self.certificateKeysPath) {
-                guard isRead(request) else { return HTTPResponse(answers.readOnly, "method") }
-                return HTTPResponse(certificateKeys.keys(at: try cache.revalidate()).published, "cert-keys")
-            }
-            if path.starts(with: Self.assetPrefix) || path.elementsEqual(Self.appconfigPath) {
-                return origin?.respond(to: request) ?? HTTPResponse(answers.notFound, "no:no-origin")
-            }
-            if path.starts(with: Self.staffPrefix) { return try staff(request, path: path.dropFirst(Self.staffPrefix.count), query: query) }
-            if path.elementsEqual(Self.healthPath) { return isRead(request) ? try health() : HTTPResponse(answers.readOnly, "method") }
-            return HTTPResponse(answers.notFound, "no:route")
-        } catch let error as ServerError where error.kind == .unavailable {
-            // The database is away (restarting, failing over): never an answer made up without it.
-            alarm("database unavailable answering \(request.method) \(String(decoding: path, as: UTF8.self)): \(error)")
-            return HTTPResponse(answers.unavailable, "db-unavailable")
-        } catch {
-            alarm("error answering \(request.method) \(String(decoding: path, as: UTF8.self)): \(error)")
-            return HTTPResponse(answers.internalError, "error")
-        }
+        if request.target.starts(with: Self.staffPrefix) { return staff.respond(to: request) }
+        return sync.respond(to: request)
     }
 
-    /// The id between `prefix` and `suffix` of `path`, when it is one path segment.
-    static func middle(_ path: ArraySlice<UInt8>, _ prefix: [UInt8], _ suffix: [UInt8]) -> String? {
-        guard path.count > prefix.count + suffix.count, path.starts(with: prefix), path.reversed().starts(with: suffix.reversed()) else {
-            return nil
-        }
-        let id = path[(path.startIndex + prefix.count)..<(path.endIndex - suffix.count)]
-        guard !id.contains(UInt8(ascii: "/")) else { return nil }
-        return String(decoding: id, as: UTF8.self)
-    }
-
-    func isRead(_ request: HTTPRequest) -> Bool { request.method == .get || request.method == .head }
-
-    /// Whole seconds of the server's clock.
-    func seconds(_ now: Double) -> Int64 { Int64(now.rounded(.down)) }
-
-    /// `GET /healthz`: 200 while storage answers (503 while the database cannot be reached); another method is 405,
-    /// as on pulse-origin.
-    private func health() throws -> HTTPResponse {
-        try storage.checkAvailable()
-        try cache.revalidate()
-        return HTTPResponse(answers.healthy, "health")
-    }
-
-    /// `GET /api/sync/time`: the server's clock, for display only; nothing in the server uses a device's.
-    func time(_ request: HTTPRequest) -> HTTPResponse {
-        guard isRead(request) else { return HTTPResponse(answers.readOnly, "method") }
-        let now = seconds(clock())
-        return SyncAnswers.json(200, ["unixSeconds": .int(Int(now)), "iso": .string(TimeText.iso(now))], note: "time")
-    }
-
-    /// Runs `work` on a write thread and answers when it is done; 503 when the queue is full.
-    func deferredWrite(_ note: String, _ work: @escaping @Sendable () throws -> HTTPResponse) -> HTTPResponse {
-        let later = HTTPDeferredResponse()
-        let accepted = writes.submit { [self] in
-            do {
-                later.complete(try work())
-            } catch let error as ServerError where error.kind == .unavailable {
-                alarm("database unavailable in \(note): \(error)")
-                later.complete(HTTPResponse(answers.unavailable, "db-unavailable"))
-            } catch let error as ServerError where error.kind != .storage && error.kind != .unsafeFile {
-                later.complete(StaffAPI.error(error))
-            } catch {
-                alarm("error in \(note): \(error)")
-                later.complete(HTTPResponse(answers.internalError, "error"))
-            }
-        }
-        guard accepted else { return HTTPResponse(answers.unavailable, "queue-full") }
-        return HTTPResponse(later)
-    }
+    /// The access log (one line per request, whichever responder answered).
+    public func finished(_ exchange: HTTPExchange) { sync.finished(exchange) }
 }

@@ -4,6 +4,8 @@ import PulseCore
 import PulseCrypto
 import PulseHTTPServer
 import PulseServer
+import PulseServerStorage
+import PulseSyncAPI
 import SyncTestSupport
 import Testing
 

@@ -2,6 +2,8 @@ import Foundation
 import PulseConformance
 import PulseHTTPServer
 import PulseServer
+import PulseServerStorage
+import PulseSyncAPI
 import SyncTestSupport
 import Testing
 

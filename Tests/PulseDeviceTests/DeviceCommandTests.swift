@@ -1,8 +1,9 @@
 import Foundation
 import PulseCore
 import PulseServer
-import Synchronization
+import PulseServerStorage
 import SyncTestSupport
+import Synchronization
 import Testing
 @testable import PulseDevice
 

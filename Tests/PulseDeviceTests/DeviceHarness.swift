@@ -1,5 +1,6 @@
 import Foundation
 import PulseServer
+import PulseServerStorage
 import SyncTestSupport
 import Synchronization
 @testable import PulseDevice

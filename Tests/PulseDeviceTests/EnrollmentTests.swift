@@ -3,6 +3,7 @@ import PulseCore
 import PulseCrypto
 import PulseHTTPServer
 import PulseServer
+import PulseServerStorage
 import SyncTestSupport
 import Testing
 @testable import PulseDevice

@@ -2,6 +2,7 @@ import Foundation
 import PulseCore
 import PulseHTTPServer
 import PulseServer
+import PulseServerStorage
 import SyncTestSupport
 import Testing
 @testable import PulseDevice

@@ -1,5 +1,6 @@
 import Foundation
 import PulseServer
+import PulseServerStorage
 import SyncTestSupport
 import Testing
 @testable import PulseDevice

@@ -4,14 +4,6 @@ import Testing
 @Suite struct ConditionalHeadersTests {
     let tag = Array("abc".utf8)
 
-    @Test func noneMatchParsing() {
-        #expect(ConditionalHeaders.noneMatch(Array("\"abc\"".utf8), tag: tag))
-        #expect(ConditionalHeaders.noneMatch(Array(" W/\"x\",\t\"abc\"".utf8), tag: tag))
-        #expect(!ConditionalHeaders.noneMatch(Array("\"abcd\"".utf8), tag: tag))
-        #expect(!ConditionalHeaders.noneMatch(Array("\"abc".utf8), tag: tag))
-        #expect(!ConditionalHeaders.noneMatch(Array("".utf8), tag: tag))
-    }
-
     @Test func rangeParsing() {
         typealias R = ConditionalHeaders.RangeResult
         func range(_ text: String, _ length: Int = 100) -> R { ConditionalHeaders.range(Array(text.utf8), length: length) }

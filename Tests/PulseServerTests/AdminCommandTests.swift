@@ -2,6 +2,7 @@ import Foundation
 import PulseCore
 import PulseCrypto
 import PulseServer
+import PulseServerStorage
 import Testing
 
 @Suite struct AdminCommandTests {

@@ -1,5 +1,6 @@
 import Foundation
 import PulseServer
+import PulseServerStorage
 
 /// Runs the pulse-server CLI in process and captures what it prints.
 enum CLI {

@@ -1,6 +1,8 @@
 import PulseHTTPServer
 import Testing
 @testable import PulseServer
+@testable import PulseServerStorage
+@testable import PulseSyncAPI
 
 /// Which address the venue rule and the enrollment limit see.
 @Suite struct ClientAddressTests {

@@ -1,5 +1,6 @@
 import PulseCrypto
 import PulseServer
+import PulseServerStorage
 import Testing
 
 @Suite struct CredentialSecretTests {

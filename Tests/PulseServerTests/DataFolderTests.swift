@@ -1,6 +1,7 @@
 import Foundation
 import PulseServer
 import SyncTestSupport
+import PulseServerStorage
 import Testing
 
 @Suite struct DataFolderTests {

@@ -3,6 +3,8 @@ import PulseCore
 import PulseCrypto
 import PulseServer
 import SyncTestSupport
+import PulseServerStorage
+import PulseSyncAPI
 import Testing
 
 @Suite struct DeviceCertificateTests {

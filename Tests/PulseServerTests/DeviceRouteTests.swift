@@ -4,6 +4,8 @@ import PulseCrypto
 import PulseSystem
 import Testing
 @testable import PulseServer
+@testable import PulseServerStorage
+@testable import PulseSyncAPI
 
 /// The checks every device-scoped request goes through, over a real socket.
 @Suite struct DeviceRouteTests {

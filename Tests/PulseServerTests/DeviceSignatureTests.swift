@@ -3,6 +3,8 @@ import PulseCore
 import PulseCrypto
 import Testing
 @testable import PulseServer
+@testable import PulseServerStorage
+@testable import PulseSyncAPI
 
 /// The `X-Pulse-Device` header and the canonical string, the worked example of docs/server-routes.md, and every
 /// Wycheproof P1363 case through the header's verify path.

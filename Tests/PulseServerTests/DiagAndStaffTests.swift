@@ -4,6 +4,9 @@ import PulseCrypto
 import PulseSystem
 import Testing
 @testable import PulseServer
+@testable import PulseServerStorage
+@testable import PulseStaffAPI
+@testable import PulseSyncAPI
 
 /// `POST /api/sessions/{id}/diag`, the moderator's live view and the report, and the staff API.
 @Suite struct DiagAndStaffTests {
@@ -100,7 +103,7 @@ import Testing
         // Minting: a device code that enrolls, a registration token with its cap, a staff token that works.
         let code = try call("POST", "device-codes", ["session": "talk", "expires": "2h"])
         #expect(code.status == 201 && code.json?["kind"] == "device-code" && code.json?["scope"] == ["kind": "session", "id": "talk"])
-        #expect(code.json?["expiresAt"]?.stringValue == TimeText.iso(harness.clock.seconds + 7200))
+        #expect(code.json?["expiresAt"]?.stringValue == PulseServerStorage.TimeText.iso(harness.clock.seconds + 7200))
         let device = try harness.enroll(try #require(code.json?["secret"]?.stringValue))
         let token = try call("POST", "registration-tokens", ["series": "conf", "maxDevices": 1])
         #expect(token.status == 201 && token.json?["maxDevices"] == 1)

@@ -4,6 +4,8 @@ import PulseCrypto
 import PulseSystem
 import Testing
 @testable import PulseServer
+@testable import PulseServerStorage
+@testable import PulseSyncAPI
 
 /// `POST /api/sync/enroll`, `GET /api/sync/device-cert-keys`, `GET /api/sync/time` over a real socket.
 @Suite struct EnrollRouteTests {

@@ -5,6 +5,7 @@ import PulseSystem
 import SyncTestSupport
 import Testing
 @testable import PulseServer
+@testable import PulseServerStorage
 
 /// One open `GET /api/sync/events` stream, read event by event.
 final class EventReader {

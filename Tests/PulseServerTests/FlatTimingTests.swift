@@ -3,6 +3,7 @@ import PulseCrypto
 import PulseSystem
 import Testing
 @testable import PulseServer
+@testable import PulseServerStorage
 
 /// Issue 17, item 6: the flat 404 takes as long for an unknown or a revoked device as for a bad signature.
 /// Before, only an active device's signature was verified, so an unknown id was answered about 0.1 ms

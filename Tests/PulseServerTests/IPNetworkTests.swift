@@ -1,4 +1,5 @@
 import PulseServer
+import PulseServerStorage
 import Testing
 
 @Suite struct IPNetworkTests {

@@ -3,6 +3,7 @@ import PulseAge
 import PulseCore
 import PulseServer
 import SyncTestSupport
+import PulseServerStorage
 import Testing
 
 @Suite struct ImportCommandTests {

@@ -2,6 +2,7 @@ import Foundation
 import PulseCrypto
 import PulsePostgresTesting
 import PulseServer
+import PulseServerStorage
 import PulseSystem
 import SyncTestSupport
 import Testing

@@ -1,6 +1,8 @@
 import PulseHTTPServer
 import Testing
 @testable import PulseServer
+@testable import PulseServerStorage
+@testable import PulseSyncAPI
 
 @Suite struct KeyAnswersTests {
     static let table = KeyTableRecord(sessionId: "talk", deckVersion: 3, packageId: "p", slides: [

@@ -1,9 +1,10 @@
 import Foundation
 import PulseCore
 import PulseCrypto
+@testable import PulseServer
+@testable import PulseServerStorage
 import PulseSystem
 import Testing
-@testable import PulseServer
 
 /// Key material leaves only through `GET /api/sync/keys`, and only as the release table says: every
 /// state × frontier × venue × allowDownload combination through the HTTP route, against a table written

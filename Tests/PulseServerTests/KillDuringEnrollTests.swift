@@ -3,6 +3,7 @@ import PulseCrypto
 import PulseSQLite
 import PulseServer
 import SyncTestSupport
+import PulseServerStorage
 import Testing
 
 /// kill -9 in the middle of a burst of enrolls: a child process (this test bundle, running only the

@@ -3,6 +3,7 @@ import PulseCore
 import PulseCrypto
 import Testing
 @testable import PulseServer
+@testable import PulseServerStorage
 
 /// `GET /api/sync/manifest?session=` and `GET /api/sync/series/{id}/manifest`: ETags, 304s, scope, and
 /// timeline-gated resources turning into full entries.

@@ -1,6 +1,8 @@
 import Foundation
 import PulseCore
 import PulseServer
+import PulseServerStorage
+import PulseSyncAPI
 import Testing
 
 @Suite struct ManifestViewTests {

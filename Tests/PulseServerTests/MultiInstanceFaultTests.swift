@@ -7,6 +7,7 @@ import PulseSystem
 import SyncTestSupport
 import Testing
 @testable import PulseServer
+@testable import PulseServerStorage
 
 /// 5. Faults, with real processes behind nginx: an instance killed with SIGKILL in a burst, PostgreSQL
 /// restarted under load, instances started together on a database of an older schema. (In the suite of

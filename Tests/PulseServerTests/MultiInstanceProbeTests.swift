@@ -1,6 +1,7 @@
 import Foundation
 import PulsePostgresTesting
 import PulseServer
+import PulseServerStorage
 import Testing
 
 /// `Scripts/probe/server` against three `serve` instances on one PostgreSQL behind nginx (`InstanceFleet`):

@@ -7,6 +7,8 @@ import PulseSystem
 import SyncTestSupport
 import Testing
 @testable import PulseServer
+@testable import PulseServerStorage
+@testable import PulseSyncAPI
 
 /// Several real `pulse-server serve` processes on one PostgreSQL, behind a real nginx `upstream` holding them
 /// all (`InstanceFleet`), as operators run them: what must hold across instances. The faults (kill -9, a

@@ -3,6 +3,7 @@ import PulseAge
 import PulseCore
 import PulseCrypto
 import PulseServer
+import PulseServerStorage
 import Testing
 
 @Suite struct PackageReaderTests {

@@ -5,6 +5,8 @@ import PulseCrypto
 import PulsePack
 import PulseServer
 import SyncTestSupport
+import PulseServerStorage
+import PulseSyncAPI
 import Testing
 
 /// The importer against what the real packager writes: the bundled samples built with sealed key

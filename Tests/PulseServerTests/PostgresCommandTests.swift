@@ -5,6 +5,7 @@ import PulsePostgres
 import PulsePostgresTesting
 import PulseServer
 import SyncTestSupport
+import PulseServerStorage
 import Testing
 
 /// `--database` / `PULSE_DATABASE_URL` on import and admin, and `migrate` from a SQLite data folder.

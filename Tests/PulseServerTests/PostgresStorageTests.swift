@@ -4,6 +4,7 @@ import PulsePostgres
 import PulsePostgresTesting
 import PulseServer
 import SyncTestSupport
+import PulseServerStorage
 import Testing
 
 /// What only the PostgreSQL backend has: instances that learn of each other's changes through NOTIFY,

@@ -1,4 +1,6 @@
 import PulseServer
+import PulseServerStorage
+import PulseSyncAPI
 import Testing
 
 /// Every combination of the release inputs against tables written out by hand: if the rules in

@@ -2,6 +2,7 @@ import PulseCrypto
 import Testing
 
 @testable import PulseServer
+@testable import PulseServerStorage
 
 @Suite struct ReplayKeyTests {
     static let r = [UInt8](repeating: 0x11, count: 32)

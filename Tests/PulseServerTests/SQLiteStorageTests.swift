@@ -2,6 +2,7 @@ import Foundation
 import PulseSQLite
 import PulseServer
 import SyncTestSupport
+import PulseServerStorage
 import Testing
 
 /// What only the SQLite backend has: its file, its schema's own guards.

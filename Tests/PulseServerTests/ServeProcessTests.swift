@@ -7,6 +7,7 @@ import SyncTestSupport
 import Synchronization
 import Testing
 @testable import PulseServer
+@testable import PulseServerStorage
 
 /// `pulse-server serve` as operators run it: the real executable, real signals, a real package.
 @Suite(.serialized) struct ServeProcessTests {

@@ -1,5 +1,6 @@
 import Foundation
 import PulseServer
+import PulseServerStorage
 import PulseSystem
 import SyncTestSupport
 import Testing

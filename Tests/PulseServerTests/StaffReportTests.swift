@@ -3,6 +3,9 @@ import PulseCore
 import PulseCrypto
 import Testing
 @testable import PulseServer
+@testable import PulseServerStorage
+@testable import PulseStaffAPI
+@testable import PulseSyncAPI
 
 /// The report's CSV read as spreadsheets read it (issue 17, item 3): with `,`, `;` or tab as the delimiter,
 /// quotes honoured, and also split naively on every separator a spreadsheet offers; no cell may start
@@ -106,7 +109,7 @@ import Testing
     }
 }
 
-/// `TimeText.iso` writes what `ISO8601DateFormatter` with `.withInternetDateTime` wrote, without making one.
+/// `TimeText.iso` (PulseServerStorage's, which the responders use) writes what `ISO8601DateFormatter` with `.withInternetDateTime` wrote, without making one.
 @Suite struct TimeTextTests {
     @Test func writesWhatTheFormatterWrote() {
         let formatter = ISO8601DateFormatter()
@@ -115,7 +118,7 @@ import Testing
         let moments: [Int64] = [0, 1, 59, 86_399, 86_400, 951_782_400, 1_796_112_000, 4_102_444_800, 253_402_300_799]
             + (0..<2000).map { _ in Int64.random(in: 0...4_102_444_800, using: &generator) }
         for seconds in moments {
-            #expect(TimeText.iso(seconds) == formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds))), "\(seconds)")
+            #expect(PulseServerStorage.TimeText.iso(seconds) == formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds))), "\(seconds)")
         }
     }
 }

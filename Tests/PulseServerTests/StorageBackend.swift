@@ -2,6 +2,7 @@ import Foundation
 import PulsePostgresTesting
 import PulseServer
 import SyncTestSupport
+import PulseServerStorage
 import Testing
 
 /// A storage backend under test: `StorageSuite` runs every check against each one in `all`.

@@ -1,6 +1,7 @@
 import Foundation
 import PulseCore
 import PulseServer
+import PulseServerStorage
 import Testing
 
 /// Imports, content reads, signed-request replay keys and diagnostics, run against every backend.

@@ -1,6 +1,7 @@
 import Foundation
 import PulseCrypto
 import PulseServer
+import PulseServerStorage
 import Testing
 
 /// Credentials and enrollment, run against every storage backend.

@@ -1,6 +1,7 @@
 import Foundation
 import PulseCrypto
 import PulseServer
+import PulseServerStorage
 import Testing
 
 /// Rate limits, staff tokens and which kind of change moves which generation counter, run against

@@ -1,5 +1,6 @@
 import Foundation
 import PulseServer
+import PulseServerStorage
 import Testing
 
 /// Session state, frontiers and the change log, run against every storage backend.

@@ -1,6 +1,7 @@
 import Foundation
 import PulseCrypto
 import PulseServer
+import PulseServerStorage
 import Testing
 
 /// Registration tokens as an attendee link (issue 17, item 5), against every storage backend: their own

@@ -3,6 +3,8 @@ import PulseCrypto
 import SyncTestSupport
 import Testing
 @testable import PulseServer
+@testable import PulseServerStorage
+@testable import PulseSyncAPI
 
 /// The request path's cache: each kind dropped only when its own counter moves.
 @Suite struct SyncCacheTests {

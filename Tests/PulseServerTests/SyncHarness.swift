@@ -7,6 +7,8 @@ import SyncTestSupport
 import Synchronization
 import Testing
 @testable import PulseServer
+@testable import PulseServerStorage
+@testable import PulseSyncAPI
 
 /// A clock the test moves: the server's only source of time.
 final class TestClock: Sendable {

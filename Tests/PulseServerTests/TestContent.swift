@@ -2,6 +2,7 @@ import Foundation
 import PulseCore
 import PulseCrypto
 import PulseServer
+import PulseServerStorage
 
 /// Import plans built by hand for storage tests (the package reader has its own tests).
 enum TestContent {

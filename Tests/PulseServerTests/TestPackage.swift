@@ -4,6 +4,7 @@ import PulseCore
 import PulseCrypto
 import SyncTestSupport
 @testable import PulseServer
+@testable import PulseServerStorage
 
 /// A package's server part written by hand (docs/package-format.md), so import is tested against the
 /// spec rather than against the packager's code. Every method returns what it wrote.

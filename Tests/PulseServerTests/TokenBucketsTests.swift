@@ -1,5 +1,6 @@
 import Testing
 @testable import PulseServer
+@testable import PulseServerStorage
 
 @Suite struct TokenBucketsTests {
     @Test func aBucketAllowsItsBurstThenItsRate() {

@@ -6,6 +6,8 @@ import SyncTestSupport
 import Synchronization
 import Testing
 @testable import PulseServer
+@testable import PulseServerStorage
+@testable import PulseSyncAPI
 
 /// Issue 17, item 5: a durable registration token is no amplifier. It enrolls at its own rate from every
 /// address together, the devices it enrolled share a cap on open event streams, the listings show what it

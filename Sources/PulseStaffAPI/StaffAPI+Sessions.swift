@@ -1,0 +1,95 @@
+import Foundation
+import PulseCore
+import PulseHTTPServer
+import PulseServerStorage
+import PulseSyncAPI
+import PulseServerStorage
+
+extension StaffAPI {
+    /// `POST`/`PATCH /api/staff/sessions/{id}` `{"state"?, "maxShown"?, "allowDownload"?, "venueNetworks"?}`:
+    /// `admin session set`. Only what is given changes; `maxShown` moves the frontier with `max()`;
+    /// `venueNetworks` replaces the list (`[]` unlocks).
+    func setSession(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
+        let fields = try body(request)
+        var update = SessionUpdate()
+        if let value = fields["state"], value != .null {
+            guard let text = value.stringValue, let state = SessionState(rawValue: text) else {
+                throw ServerError.badInput("state must be one of \(SessionState.names)")
+            }
+            update.state = state
+        }
+        if let value = fields["maxShown"], value != .null {
+            guard let slide = value.intValue, slide >= 0 else { throw ServerError.badInput("maxShown must be a slide number, 0 or more") }
+            update.maxShown = slide
+        }
+        if let value = fields["allowDownload"], value != .null {
+            guard case let .bool(allow) = value else { throw ServerError.badInput("allowDownload must be true or false") }
+            update.allowDownload = allow
+        }
+        if let value = fields["venueNetworks"], value != .null {
+            guard let items = value.arrayValue else { throw ServerError.badInput("venueNetworks must be a list of networks like \"10.20.0.0/16\"") }
+            update.venueNetworks = try items.map { item in
+                guard let text = item.stringValue else { throw ServerError.badInput("venueNetworks must be a list of strings") }
+                return try IPNetwork(parsing: text)
+            }
+        }
+        guard !update.isEmpty else { throw ServerError.badInput("nothing to set: give state, maxShown, allowDownload or venueNetworks") }
+        return deferredWrite("staff") { [self, update] in
+            let record = try administration.setSession(id: id, update)
+            hub.poke()
+            return SyncAnswers.json(200, StaffJSON.session(record), note: "staff:session-set")
+        }
+    }
+
+    /// `POST /api/staff/sessions/{id}/advance {"maxShown": n}`: the presenter's clicker. In live the
+    /// frontier becomes `max(frontier, n)` (clamped to the deck) and every stream of the session hears
+    /// `advance` at once; in rehearsal the rehearsal frontier moves; other states answer 409.
+    func advance(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
+        let fields = try body(request)
+        guard let slide = fields["maxShown"]?.intValue, slide >= 0 else { throw ServerError.badInput("maxShown: a slide number, 0 or more, is required") }
+        return deferredWrite("staff") { [self] in
+            let (record, moved) = try administration.advance(sessionId: id, to: slide)
+            if moved { hub.poke() }
+            return SyncAnswers.json(200, ["session": StaffJSON.session(record), "moved": .bool(moved)], note: "staff:advance")
+        }
+    }
+
+    /// `GET /api/staff/sessions/{id}/live`: the devices with a sample in the last `liveWindow` seconds,
+    /// each with its newest sample and build, and how many event streams are open.
+    func liveView(_ id: String, now: Int64) throws -> HTTPResponse {
+        guard let session = try storage.session(id: id) else { throw Administration.noSession(id) }
+        let samples = try storage.latestSamples(sessionId: id, since: now - configuration.liveWindow)
+        let devices = try samples.map { sample -> JSONValue in
+            let device = try storage.device(id: sample.deviceId)
+            return [
+                "deviceId": .string(sample.deviceId), "name": .string(device?.name ?? ""), "platform": .string(sample.platform),
+                "build": .string(sample.build), "receivedAt": .string(TimeText.iso(sample.receivedAt)), "connection": sample.connection,
+            ]
+        }
+        let body: JSONValue = [
+            "session": .string(id), "state": .string(session.state.rawValue), "maxShown": session.maxShown.map { .int($0) } ?? .null,
+            "deckVersion": .int(session.deckVersion), "windowSeconds": .int(Int(configuration.liveWindow)), "at": .string(TimeText.iso(now)),
+            "devices": .array(devices), "openStreams": .int(hub.streamCount(session: id)),
+        ]
+        return SyncAnswers.json(200, body, note: "staff:live")
+    }
+
+    /// `GET /api/staff/sessions/{id}/report`: the end-of-event report, JSON, or CSV with `?format=csv` or
+    /// `Accept: text/csv`.
+    func report(_ id: String, _ request: HTTPRequest, query: ArraySlice<UInt8>, now: Int64) throws -> HTTPResponse {
+        guard let session = try storage.session(id: id) else { throw Administration.noSession(id) }
+        let report = StaffReport(session: session, samples: try storage.samples(sessionId: id), devices: try storage.devices(), generatedAt: now)
+        let wantsCSV = query.split(separator: UInt8(ascii: "&")).contains { $0.elementsEqual(Array("format=csv".utf8)) }
+            || (request.headers["accept"].map { String(decoding: $0, as: UTF8.self).lowercased().contains("text/csv") } ?? false)
+        if wantsCSV {
+            return HTTPResponse(
+                status: 200,
+                headers: [
+                    HTTPHeader("Content-Type", "text/csv; charset=utf-8"), SyncAPI.noStore,
+                    HTTPHeader("Content-Disposition", "attachment; filename=\"\(id)-report.csv\""),
+                ],
+                body: .bytes(Array(report.csv.utf8)), note: "staff:report-csv")
+        }
+        return SyncAnswers.json(200, report.json, note: "staff:report")
+    }
+}

@@ -1,0 +1,151 @@
+import PulseCore
+import PulseServerStorage
+
+/// The end-of-event report of one session: one row per device that posted connection samples (app and
+/// web clients alike), from every sample the session received.
+///
+/// | column | meaning |
+/// |---|---|
+/// | `deviceId`, `name`, `platform` | the device (name as enrolled) |
+/// | `build` | the app version of its newest sample (`builds` in JSON: every one seen, in order) |
+/// | `samples`, `offlineSamples` | how many samples, how many said `online: false` |
+/// | `firstSeen`, `lastSeen` | the server's clock at its first and last sample (UTC) |
+/// | `rttMsMedian`, `downlinkKbpsMedian` | medians of the samples that had them (empty: none had) |
+/// | `effectiveType` | the newest sample's, if any |
+struct StaffReport {
+    struct Row {
+        var deviceId: String
+        var name: String
+        var platform: String
+        var builds: [String] = []
+        var samples = 0
+        var offline = 0
+        var firstSeen: Int64
+        var lastSeen: Int64
+        var rtts: [Double] = []
+        var downlinks: [Double] = []
+        var effectiveType: String?
+    }
+
+    let session: SessionRecord
+    let rows: [Row]
+    let generatedAt: Int64
+    let sampleCount: Int
+
+    init(session: SessionRecord, samples: [DiagSample], devices: [DeviceRecord], generatedAt: Int64) {
+        self.session = session
+        self.generatedAt = generatedAt
+        sampleCount = samples.count
+        let names = Dictionary(devices.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        var rows: [String: Row] = [:]
+        var order: [String] = []
+        for sample in samples {
+            var row = rows[sample.deviceId] ?? {
+                order.append(sample.deviceId)
+                return Row(deviceId: sample.deviceId, name: names[sample.deviceId] ?? "", platform: sample.platform,
+                           firstSeen: sample.receivedAt, lastSeen: sample.receivedAt)
+            }()
+            row.samples += 1
+            row.platform = sample.platform
+            if row.builds.last != sample.build { row.builds.append(sample.build) }
+            row.firstSeen = min(row.firstSeen, sample.receivedAt)
+            row.lastSeen = max(row.lastSeen, sample.receivedAt)
+            if case .bool(false)? = sample.connection["online"] { row.offline += 1 }
+            if let rtt = Self.number(sample.connection["rttMs"]) { row.rtts.append(rtt) }
+            if let downlink = Self.number(sample.connection["downlinkKbps"]) { row.downlinks.append(downlink) }
+            if let type = sample.connection["effectiveType"]?.stringValue { row.effectiveType = type }
+            rows[sample.deviceId] = row
+        }
+        self.rows = order.compactMap { rows[$0] }
+    }
+
+    private static func number(_ value: JSONValue?) -> Double? {
+        switch value {
+        case let .int(whole)?: Double(whole)
+        case let .double(fraction)?: fraction
+        default: nil
+        }
+    }
+
+    static func median(_ values: [Double]) -> Double? {
+        guard !values.isEmpty else { return nil }
+        let sorted = values.sorted()
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
+
+    private static func value(_ number: Double?) -> JSONValue {
+        guard let number else { return .null }
+        return number == number.rounded() && abs(number) < 1e15 ? .int(Int(number)) : .double(number)
+    }
+
+    var json: JSONValue {
+        [
+            "session": .string(session.id), "state": .string(session.state.rawValue),
+            "maxShown": session.maxShown.map { .int($0) } ?? .null, "deckVersion": .int(session.deckVersion),
+            "generatedAt": .string(TimeText.iso(generatedAt)), "devices": .int(rows.count), "samples": .int(sampleCount),
+            "rows": .array(rows.map { row in
+                [
+                    "deviceId": .string(row.deviceId), "name": .string(row.name), "platform": .string(row.platform),
+                    "build": .string(row.builds.last ?? ""), "builds": .array(row.builds.map { .string($0) }),
+                    "samples": .int(row.samples), "offlineSamples": .int(row.offline),
+                    "firstSeen": .string(TimeText.iso(row.firstSeen)), "lastSeen": .string(TimeText.iso(row.lastSeen)),
+                    "rttMsMedian": Self.value(Self.median(row.rtts)), "downlinkKbpsMedian": Self.value(Self.median(row.downlinks)),
+                    "effectiveType": row.effectiveType.map { .string($0) } ?? .null,
+                ]
+            }),
+        ]
+    }
+
+    static let csvHeader = "deviceId,name,platform,build,samples,offlineSamples,firstSeen,lastSeen,rttMsMedian,downlinkKbpsMedian,effectiveType"
+
+    var csv: String {
+        var lines = [Self.csvHeader]
+        for row in rows {
+            let fields = [
+                row.deviceId, row.name, row.platform, row.builds.last ?? "", String(row.samples), String(row.offline),
+                TimeText.iso(row.firstSeen), TimeText.iso(row.lastSeen), Self.text(Self.median(row.rtts)),
+                Self.text(Self.median(row.downlinks)), row.effectiveType ?? "",
+            ]
+            lines.append(fields.map(Self.csvField).joined(separator: ","))
+        }
+        return lines.joined(separator: "\r\n") + "\r\n"
+    }
+
+    private static func text(_ number: Double?) -> String {
+        guard let number else { return "" }
+        return number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
+    }
+
+    /// What a spreadsheet may split a CSV line on: the delimiters Excel's and LibreOffice's import offer
+    /// (comma, semicolon, tab, space; `|` as the usual "other", and a list separator of a locale), and line ends.
+    static let separators: Set<Unicode.Scalar> = [",", ";", "\t", " ", "|", "\r", "\n"]
+    /// What makes a cell a formula (or, for tab and CR, lets one through) when it starts with it.
+    static let formulaStarts: Set<Unicode.Scalar> = ["=", "+", "-", "@", "\t", "\r"]
+
+    /// One CSV field that stays text in any spreadsheet, whatever it splits on. Device names and builds come
+    /// from devices: `phone;=cmd|' /C calc'!A0;x` is one cell with `,` as the delimiter, three with `;`.
+    ///
+    /// - First, what `DeviceText` escapes in listings (controls, bidirectional controls, line separators) is
+    ///   written as `\u{…}`: an export is read by people too.
+    /// - The formula guard then runs on every piece a spreadsheet could make of the field, not only its start:
+    ///   a `'` goes before each `=`, `+`, `-`, `@`, tab or CR that begins the field or follows a separator or a
+    ///   quote (a spreadsheet reading another delimiter may take a quote after one for the start of a quoted
+    ///   cell), so no split leaves a cell that starts with one (`phone;'=cmd|' /C calc'!A0;x`).
+    /// - Then RFC 4180 quoting for every field holding a separator or a quote, so a spreadsheet that honours
+    ///   quotes (all of them, with any delimiter) keeps the field whole.
+    static func csvField(_ text: String) -> String {
+        var guarded = String.UnicodeScalarView()
+        var pieceStarts = true
+        var quote = false
+        for scalar in DeviceText.escaped(text, quotes: false).unicodeScalars {
+            if pieceStarts && formulaStarts.contains(scalar) { guarded.append("'") }
+            guarded.append(scalar)
+            pieceStarts = separators.contains(scalar) || scalar == "\""
+            quote = quote || pieceStarts
+        }
+        let field = String(guarded)
+        guard quote else { return field }
+        return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}

@@ -1,0 +1,303 @@
+import Foundation
+import PulseCore
+import PulseHTTPServer
+import PulseServerStorage
+
+/// The one fan-out of Server-Sent Events in a process: every open `GET /api/sync/events` stream, by
+/// session, fed by one watcher thread.
+///
+/// The watcher is fed by storage, not by the code that made a change: it asks `generation()` every
+/// `eventPollSeconds` (or at once when this process's staff API pokes it, or when storage announces a
+/// change made elsewhere: PostgreSQL's NOTIFY, `ServerStorage.observeChanges`), and when sessions or
+/// content moved it reads each watched session's change log after its cursor. So an advance made by
+/// another instance on the same database, or by `pulse-server admin` in a shell, reaches the streams just
+/// the same: on PostgreSQL as soon as its notification arrives, on SQLite at the next poll.
+///
+/// Events (each with `id:` = the session's change sequence, so `Last-Event-ID` resumes):
+/// - `advance` `{"maxShown","deckVersion"}`: the live frontier moved; fetch keys now.
+/// - `state` `{"state","allowDownload","venueLocked"}`: the state or a release setting changed; fetch keys.
+/// - `manifest` `{"packageVersion","deckVersion"}`: the manifest this device sees changed (an import, or a
+///   gated resource released by an advance, a state change or the server's clock); fetch it (a conditional
+///   GET). Sent to each stream when its last known version differs, so a clock-released resource (which has
+///   no change-log entry) reaches everyone once.
+///
+/// Each event is formatted once per change and written to every stream with one `send` (a resume of a
+/// suspended connection; no thread per stream). A revoked device's streams are closed.
+public final class EventHub: @unchecked Sendable {
+    private struct Subscriber {
+        let stream: HTTPEventStream
+        let deviceId: String
+        /// The registration token that enrolled the device (its listing id), whose streams are capped.
+        let token: String?
+        /// The last change sequence this stream has (through its snapshot or events).
+        var sequence: Int64
+        /// The manifest version it was last told.
+        var manifest: String
+    }
+
+    private struct Watched {
+        var subscribers: [ObjectIdentifier: Subscriber] = [:]
+        /// Each device's streams, oldest first (the few a device may hold).
+        var byDevice: [String: [ObjectIdentifier]] = [:]
+        /// The highest change sequence read from the log for this session.
+        var cursor: Int64
+        /// When a gated resource's `releaseAt` comes due (the manifest must be looked at then).
+        var nextClockChange: Int64?
+    }
+
+    let cache: SyncCache
+    let configuration: SyncConfiguration
+    let clock: @Sendable () -> Double
+    let alarm: @Sendable (String) -> Void
+    private let lock = NSLock()
+    // Guarded by `lock`.
+    private var watched: [String: Watched] = [:]
+    private var generation: StorageGeneration?
+    private var count = 0
+    /// Streams open per registration token (listing id), across sessions.
+    private var byToken: [String: Int] = [:]
+    // Guarded by `wake`.
+    private let wake = NSCondition()
+    private var poked = false
+    private var running = false
+    private let finished = DispatchSemaphore(value: 0)
+    private var lastPrune: Double = 0
+    private var lastAlarm: String?
+
+    init(cache: SyncCache, configuration: SyncConfiguration, clock: @escaping @Sendable () -> Double, alarm: @escaping @Sendable (String) -> Void) {
+        self.cache = cache
+        self.configuration = configuration
+        self.clock = clock
+        self.alarm = alarm
+    }
+
+    var streamCount: Int { lock.withLock { count } }
+
+    /// Streams open on session `id`.
+    public func streamCount(session id: String) -> Int { lock.withLock { watched[id]?.subscribers.count ?? 0 } }
+
+    /// Streams open by the devices of registration token `listingId`.
+    func streamCount(token listingId: String) -> Int { lock.withLock { byToken[listingId] ?? 0 } }
+
+    // MARK: The watcher thread
+
+    func start() {
+        let started: Bool = wake.withLock {
+            defer { running = true }
+            return running
+        }
+        guard !started else { return }
+        // Woken by the listener's thread, so an advance through another instance costs no polling delay.
+        cache.storage.observeChanges { [weak self] kinds in
+            if !kinds.isDisjoint(with: [.sessions, .content, .devices]) { self?.poke() }
+        }
+        let thread = Thread { [self] in
+            while wake.withLock({ running }) {
+                tick()
+                wake.lock()
+                if !poked && running { _ = wake.wait(until: Date().addingTimeInterval(configuration.eventPollSeconds)) }
+                poked = false
+                wake.unlock()
+            }
+            finished.signal()
+        }
+        thread.name = "sync-events"
+        thread.start()
+    }
+
+    func stop() {
+        let wasRunning: Bool = wake.withLock {
+            defer { running = false; wake.broadcast() }
+            return running
+        }
+        if wasRunning { _ = finished.wait(timeout: .now() + 5) }
+    }
+
+    /// Look at storage now (this process just changed something).
+    public func poke() {
+        wake.withLock {
+            poked = true
+            wake.signal()
+        }
+    }
+
+    // MARK: Streams
+
+    /// Adds `stream` for `device` on session `id`, and queues its first bytes: `retry:`, then what changed
+    /// after `lastEventId` (a snapshot of the state when there is none or it is too old), then the manifest
+    /// version. Done under the hub's lock, so no change can slip between the snapshot and the stream's
+    /// first event.
+    ///
+    /// A device enrolled with a registration token (`token`, its listing id) counts against that token's cap
+    /// (`maxStreams`, across sessions, in this process): at the cap, a device that already holds a stream on
+    /// this session replaces its oldest one (a reconnect), any other stream is refused.
+    /// - Returns: false when refused for the token's cap (nothing was sent; the caller answers 429).
+    @discardableResult
+    func subscribe(
+        _ stream: HTTPEventStream, device: String, session id: String, lastEventId: Int64?, token: String? = nil, maxStreams: Int = .max
+    ) throws -> Bool {
+        var extra: [HTTPEventStream] = []
+        let accepted: Bool = try lock.withLock {
+            let mine = watched[id]?.byDevice[device] ?? []
+            let full = token.map { (byToken[$0] ?? 0) >= maxStreams } ?? false
+            if full && mine.isEmpty { return false }
+            // Read storage itself (not the cache): the sequence must be at least the watcher's cursor.
+            guard let session = try cache.storage.session(id: id) else { stream.close(); return true }
+            let now = Int64(clock().rounded(.down))
+            let manifest = try cache.manifest(session, now: now)
+            var bytes = Array("retry: \(configuration.eventRetryMilliseconds)\n\n".utf8)
+            let sequence = session.changeSequence
+            if let last = lastEventId, last >= 0, last <= sequence, sequence - last <= 256 {
+                let changes = try cache.storage.changes(sessionId: id, after: last, limit: 256).filter { $0.sequence <= sequence }
+                for change in changes { bytes += Self.event(for: change, session: session) }
+            } else {
+                bytes += Self.event("state", id: sequence, data: Self.state(session.state, session))
+                if let shown = session.maxShown {
+                    bytes += Self.event("advance", id: sequence, data: ["maxShown": .int(shown), "deckVersion": .int(session.deckVersion)])
+                }
+            }
+            let version = manifest?.packageVersion ?? session.packageVersion
+            bytes += Self.event("manifest", id: sequence, data: ["packageVersion": .string(version), "deckVersion": .int(session.deckVersion)])
+            stream.send(bytes)
+
+            // Taken out of the dictionary while it changes, so its subscribers are never copied (10,000
+            // streams opening one after the other would copy them 10,000 times).
+            var entry = watched.removeValue(forKey: id) ?? Watched(cursor: sequence, nextClockChange: nil)
+            if entry.subscribers.isEmpty, let content = try cache.content(id) {
+                entry.nextClockChange = Self.nextClockChange(content, now: now)
+            }
+            let key = ObjectIdentifier(stream)
+            entry.subscribers[key] = Subscriber(stream: stream, deviceId: device, token: token, sequence: sequence, manifest: version)
+            entry.byDevice[device, default: []].append(key)
+            count += 1
+            if let token { byToken[token, default: 0] += 1 }
+            // A device holds a few streams at most, the oldest go; when its token is at its cap, the new stream
+            // replaces its oldest one (a reconnect), so the token's count does not grow.
+            let allowed = full ? min(mine.count, configuration.streamsPerDevice) : configuration.streamsPerDevice
+            if let held = entry.byDevice[device], held.count > allowed {
+                extra = held.prefix(held.count - allowed).compactMap { entry.subscribers[$0]?.stream }
+            }
+            watched[id] = entry
+            return true
+        }
+        for old in extra { old.close() }
+        return accepted
+    }
+
+    /// The stream ended (its `onEnd`).
+    func remove(_ stream: HTTPEventStream, session id: String) {
+        lock.withLock {
+            let key = ObjectIdentifier(stream)
+            guard var entry = watched.removeValue(forKey: id) else { return }
+            defer { if !entry.subscribers.isEmpty { watched[id] = entry } }
+            guard let subscriber = entry.subscribers.removeValue(forKey: key) else { return }
+            count -= 1
+            if let token = subscriber.token {
+                byToken[token] = (byToken[token] ?? 1) - 1
+                if byToken[token] ?? 0 <= 0 { byToken[token] = nil }
+            }
+            entry.byDevice[subscriber.deviceId]?.removeAll { $0 == key }
+            if entry.byDevice[subscriber.deviceId]?.isEmpty == true { entry.byDevice[subscriber.deviceId] = nil }
+        }
+    }
+
+    // MARK: One look at storage
+
+    /// Reads what changed and writes it to the streams. Errors are reported once and retried next time.
+    func tick() {
+        do {
+            try deliver()
+            lastAlarm = nil
+        } catch {
+            let message = "event hub: \(error)"
+            if message != lastAlarm { alarm(message) }
+            lastAlarm = message
+        }
+    }
+
+    private func deliver() throws {
+        let current = try cache.revalidate()
+        let now = clock()
+        let second = Int64(now.rounded(.down))
+        if now - lastPrune > 60 {
+            lastPrune = now
+            try cache.storage.pruneReplayKeys(at: second)
+        }
+        let (previous, sessions) = lock.withLock { () -> (StorageGeneration?, [(String, Int64, Int64?)]) in
+            defer { generation = current }
+            return (generation, watched.map { ($0.key, $0.value.cursor, $0.value.nextClockChange) })
+        }
+        let moved = previous?.sessions != current.sessions || previous?.content != current.content
+        for (id, cursor, clockDue) in sessions where moved || (clockDue.map { second >= $0 } ?? false) {
+            try deliver(session: id, after: cursor, now: second)
+        }
+        if previous != nil && previous?.devices != current.devices { try closeRevoked() }
+    }
+
+    /// The changes of session `id` after `cursor`, and the manifest version, to every stream that lacks them.
+    private func deliver(session id: String, after cursor: Int64, now: Int64) throws {
+        guard let session = try cache.session(id) else { return }
+        let changes = try cache.storage.changes(sessionId: id, after: cursor, limit: 1024)
+        let events = changes.map { (sequence: $0.sequence, bytes: Self.event(for: $0, session: session)) }
+        let last = max(cursor, changes.last?.sequence ?? cursor)
+        let version = try cache.manifest(session, now: now)?.packageVersion ?? session.packageVersion
+        let manifest = Self.event("manifest", id: last, data: ["packageVersion": .string(version), "deckVersion": .int(session.deckVersion)])
+        let nextClock = try cache.content(id).flatMap { Self.nextClockChange($0, now: now) }
+        var outgoing: [(HTTPEventStream, [UInt8])] = []
+        lock.withLock {
+            guard var entry = watched.removeValue(forKey: id) else { return }
+            defer { watched[id] = entry }
+            entry.cursor = max(entry.cursor, last)
+            entry.nextClockChange = nextClock
+            for (key, var subscriber) in entry.subscribers {
+                var bytes: [UInt8] = []
+                for event in events where event.sequence > subscriber.sequence { bytes += event.bytes }
+                subscriber.sequence = max(subscriber.sequence, last)
+                if subscriber.manifest != version {
+                    bytes += manifest
+                    subscriber.manifest = version
+                }
+                entry.subscribers[key] = subscriber
+                if !bytes.isEmpty { outgoing.append((subscriber.stream, bytes)) }
+            }
+        }
+        for (stream, bytes) in outgoing { stream.send(bytes) }
+    }
+
+    /// Closes the streams of devices that were revoked (or vanished).
+    private func closeRevoked() throws {
+        let subscribers = lock.withLock { watched.values.flatMap { $0.subscribers.values } }
+        var verdicts: [String: Bool] = [:]
+        for subscriber in subscribers {
+            let revoked = try verdicts[subscriber.deviceId] ?? (cache.device(subscriber.deviceId).map(\.record.isRevoked) ?? true)
+            verdicts[subscriber.deviceId] = revoked
+            if revoked { subscriber.stream.close() }
+        }
+    }
+
+    // MARK: Formatting
+
+    static func event(_ name: String, id: Int64, data: JSONValue) -> [UInt8] {
+        Array("id: \(id)\nevent: \(name)\ndata: ".utf8) + data.canonicalBytes + [0x0a, 0x0a]
+    }
+
+    static func state(_ state: SessionState, _ session: SessionRecord) -> JSONValue {
+        ["state": .string(state.rawValue), "allowDownload": .bool(session.allowDownload), "venueLocked": .bool(!session.venueNetworks.isEmpty)]
+    }
+
+    /// The event a change log entry becomes (none for a rehearsal advance or a content change: the
+    /// manifest event covers content).
+    static func event(for change: SessionChange, session: SessionRecord) -> [UInt8] {
+        switch change.event {
+        case let .advance(shown, deck): event("advance", id: change.sequence, data: ["maxShown": .int(shown), "deckVersion": .int(deck)])
+        case let .state(state): event("state", id: change.sequence, data: Self.state(state, session))
+        case .settings: event("state", id: change.sequence, data: Self.state(session.state, session))
+        case .rehearsalAdvance, .content: []
+        }
+    }
+
+    /// The next moment a gated resource's `releaseAt` comes due.
+    static func nextClockChange(_ content: SessionContent, now: Int64) -> Int64? {
+        content.gated.compactMap { ReleasePolicy.nextClockChange($0.rule, now: now) }.min()
+    }
+}
