@@ -46,9 +46,9 @@ let package = Package(
         target("PulseCrypto", ["COpenSSL"]),
         target("PulsePDF", ["CQPDF", "CZlib", "PulseCrypto"]),
         target("PulseImage", ["CZlib"]),
-        target("PulseHTTPServer", ["CMicroHTTPD"]),
-        target("PulseSystem", []),  // files (atomic writes, locks, errno text: restic's internal/fs), processes, clocks, execv; a raw HTTP/1.1 client over a socket (pulse-conformance, pulse-device's event stream, the HTTP tests)
-        target("PulseSQLite", ["CSQLite"]),
+        target("PulseHTTPServer", ["CMicroHTTPD", "PulseSystem"]),
+        target("PulseSystem", []),  // Condition (the one waiting idiom: a Mutex threads can wait on); files (atomic writes, locks, errno text: restic's internal/fs), processes, clocks, execv; a raw HTTP/1.1 client over a socket (pulse-conformance, pulse-device's event stream, the HTTP tests)
+        target("PulseSQLite", ["CSQLite", "PulseSystem"]),
         target("PulsePostgres", ["CPostgres", "PulseSystem"]),
         target("PulseQR", ["CQRencode"]),  // the module matrix from libqrencode (its SVG drawing is in PulseHTML)
         // A throwaway PostgreSQL cluster (initdb in a temp folder) for the tests of every module that needs one.

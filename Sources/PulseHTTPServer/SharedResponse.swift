@@ -3,6 +3,7 @@ import CMicroHTTPD
 /// A response prepared once (status, headers and body in a libmicrohttpd response object) and sent to many
 /// requests without rebuilding it: the hot path for cached blobs, 304s and fixed error answers.
 /// libmicrohttpd counts references to the object, so dropping a `SharedResponse` while it is being sent is safe.
+// @unchecked: owns an MHD_Response, set in init and then only read; libmicrohttpd counts its references.
 public final class SharedResponse: @unchecked Sendable {
     /// What is sent, for tests and logs. Its body is never `.file` (a descriptor is consumed by one send) or `.stream`.
     public let template: HTTPResponse
