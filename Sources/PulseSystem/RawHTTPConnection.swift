@@ -13,6 +13,7 @@ import Glibc
 /// is idle. `shutdown()` may be called from another thread to end a blocked read; nothing else may.
 ///
 /// Every socket call and pointer lives here, as the wrappers' rule asks.
+// @unchecked: owns a socket used by one thread at a time; only `shutdown()` may come from another (documented).
 public final class RawHTTPConnection: @unchecked Sendable {
     /// Why a connection or an exchange failed; the text says what and where.
     public struct Failure: Error, CustomStringConvertible, Sendable {
