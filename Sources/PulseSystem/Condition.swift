@@ -4,7 +4,7 @@ import Glibc
 
 /// A lock around a state that threads can also wait on: the one waiting idiom of this project, where a thread
 /// must block until another changes the state (a free connection in a pool, a queued job, an answer). Where
-/// nobody waits, use `Mutex<State>`.
+/// nobody waits and what passes through the lock is `Sendable`, use `Mutex<State>`.
 ///
 ///     let queue = Condition(Queue())
 ///     queue.withLock(waking: .one) { $0.jobs.append(job) }                             // a producer
