@@ -96,8 +96,8 @@ let package = Package(
         testTarget("PulseAgeTests", ["PulseAge", "PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine"]),
         testTarget("PulseOpsTests", ["PulseOps", "PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine"]),
         testTarget("PulseSystemTests", ["PulseSystem"]),
-        testTarget("PulseHTTPServerTests", ["PulseHTTPServer", "PulseSystem"]),
-        testTarget("PulseOriginTests", ["PulseOrigin", "PulseHTTPServer", "PulseCrypto", "PulseCommandLine", "PulseSystem"]),
+        testTarget("PulseHTTPServerTests", ["PulseHTTPServer", "PulseSystem", "PulseSystemTesting"]),
+        testTarget("PulseOriginTests", ["PulseOrigin", "PulseHTTPServer", "PulseCrypto", "PulseCommandLine", "PulseSystem", "PulseSystemTesting"]),
         testTarget("PulseSQLiteTests", ["PulseSQLite"]),
         testTarget("PulsePostgresTests", ["PulsePostgres", "PulsePostgresTesting"]),
         testTarget("PulseServerTests", [
@@ -106,6 +106,8 @@ let package = Package(
         ]),
         testTarget("PulsePDFTests", ["PulsePDF", "PulseCrypto"]),
         testTarget("PulsePackTests", ["PulsePack", "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseAge"]),
+        // What only tests ask of PulseSystem (RawHTTPConnection's non-blocking send, read-until-quiet, closed-now).
+        .target(name: "PulseSystemTesting", dependencies: ["PulseSystem"], path: "Tests/PulseSystemTesting", swiftSettings: swiftSettings),
         // pulse-server and pulse-origin in process with the samples built, and the broken servers' responder wrapper.
         .target(
             name: "SyncTestSupport", dependencies: ["PulseServer", "PulsePack", "PulseOrigin", "PulseHTTPServer"], path: "Tests/SyncTestSupport",
