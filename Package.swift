@@ -46,9 +46,9 @@ let package = Package(
         target("PulseCrypto", ["COpenSSL"]),
         target("PulsePDF", ["CQPDF", "CZlib", "PulseCrypto"]),
         target("PulseImage", ["CZlib"]),
-        target("PulseHTTPServer", ["CMicroHTTPD"]),
-        target("PulseSystem", []),  // files (atomic writes, locks, errno text: restic's internal/fs), processes, clocks, execv; a raw HTTP/1.1 client over a socket (pulse-conformance, pulse-device's event stream, the HTTP tests)
-        target("PulseSQLite", ["CSQLite"]),
+        target("PulseHTTPServer", ["CMicroHTTPD", "PulseSystem"]),
+        target("PulseSystem", []),  // Condition (the one waiting idiom: a Mutex threads can wait on); files (atomic writes, locks, errno text: restic's internal/fs), processes, clocks, execv; a raw HTTP/1.1 client over a socket (pulse-conformance, pulse-device's event stream, the HTTP tests)
+        target("PulseSQLite", ["CSQLite", "PulseSystem"]),
         target("PulsePostgres", ["CPostgres", "PulseSystem"]),
         target("PulseQR", ["CQRencode"]),  // the module matrix from libqrencode (its SVG drawing is in PulseHTML)
         // A throwaway PostgreSQL cluster (initdb in a temp folder) for the tests of every module that needs one.
@@ -102,8 +102,8 @@ let package = Package(
         testTarget("PulseSystemTests", ["PulseSystem"]),
         testTarget("PulseStoreTests", ["PulseStore", "PulseCore", "PulseCrypto"]),
         testTarget("PulseImageTests", ["PulseImage"]),
-        testTarget("PulseHTTPServerTests", ["PulseHTTPServer", "PulseSystem"]),
-        testTarget("PulseOriginTests", ["PulseOrigin", "PulseHTTPServer", "PulseCrypto", "PulseCommandLine", "PulseSystem"]),
+        testTarget("PulseHTTPServerTests", ["PulseHTTPServer", "PulseSystem", "PulseSystemTesting"]),
+        testTarget("PulseOriginTests", ["PulseOrigin", "PulseHTTPServer", "PulseCrypto", "PulseCommandLine", "PulseSystem", "PulseSystemTesting"]),
         testTarget("PulseSQLiteTests", ["PulseSQLite"]),
         testTarget("PulsePostgresTests", ["PulsePostgres", "PulsePostgresTesting"]),
         testTarget("PulseServerTests", [
@@ -112,6 +112,8 @@ let package = Package(
         ]),
         testTarget("PulsePDFTests", ["PulsePDF", "PulseCrypto"]),
         testTarget("PulsePackTests", ["PulsePack", "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseAge"]),
+        // What only tests ask of PulseSystem (RawHTTPConnection's non-blocking send, read-until-quiet, closed-now).
+        .target(name: "PulseSystemTesting", dependencies: ["PulseSystem"], path: "Tests/PulseSystemTesting", swiftSettings: swiftSettings),
         // pulse-server and pulse-origin in process with the samples built, and the broken servers' responder wrapper.
         .target(
             name: "SyncTestSupport", dependencies: ["PulseServer", "PulseServerStorage", "PulseSyncAPI", "PulsePack", "PulseOrigin", "PulseHTTPServer"], path: "Tests/SyncTestSupport",

@@ -98,6 +98,7 @@ public enum P256 {
 }
 
 /// Owns one EVP_PKEY.
+// @unchecked: an EVP_PKEY is immutable once made, and libcrypto allows it to be used from any thread.
 final class EVPKey: @unchecked Sendable {
     let pointer: OpaquePointer
 

@@ -8,7 +8,7 @@ extension P256 {
     ///
     /// The key file is PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`, unencrypted): write it with mode 0600
     /// in a 0700 folder; it is never logged.
-    public final class PrivateKey: @unchecked Sendable, CustomStringConvertible, CustomDebugStringConvertible,
+    public final class PrivateKey: Sendable, CustomStringConvertible, CustomDebugStringConvertible,
         CustomReflectable
     {
         let key: EVPKey

@@ -14,7 +14,7 @@ extension P256 {
     ///   point at infinity;
     /// - then libcrypto's full public-key check (`EVP_PKEY_public_check`): on the curve, not
     ///   infinity, in the prime-order group.
-    public final class PublicKey: @unchecked Sendable, Equatable, CustomStringConvertible {
+    public final class PublicKey: Sendable, Equatable, CustomStringConvertible {
         let key: EVPKey
         /// The uncompressed point `04‖x‖y`, whatever form was imported.
         public let x963Representation: [UInt8]
@@ -177,6 +177,7 @@ extension P256 {
 
 /// An EVP_PKEY_CTX set up for verification, owned by the pool of one key; only one thread uses it at
 /// a time (it is taken out of the pool for the call).
+// @unchecked: an EVP_PKEY_CTX, used by one thread at a time (taken out of the pool for the call).
 private struct VerifyContext: @unchecked Sendable {
     let pointer: OpaquePointer
 }

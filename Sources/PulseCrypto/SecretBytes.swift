@@ -7,6 +7,7 @@ import Foundation
 /// Swift arrays may be copied by the runtime at will, so a secret that must not linger is kept here
 /// instead: one heap allocation, never resized, never copied by value semantics (it is a class).
 /// Read it through `withUnsafeBytes`; a caller that copies the bytes out into an `Array` owns that copy.
+// @unchecked: owns raw memory, written only in `init` (and wiped in `deinit`), otherwise only read.
 public final class SecretBytes: @unchecked Sendable, ContiguousBytes, CustomStringConvertible,
     CustomDebugStringConvertible, CustomReflectable
 {

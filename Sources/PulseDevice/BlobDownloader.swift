@@ -20,15 +20,13 @@ struct BlobDownloader: Sendable {
     }
 
     /// The download's state, touched on the transport's thread during the exchange and read after it.
-    private final class Progress: @unchecked Sendable {
+    private struct Progress {
         let file: File
         var hasher = SHA256Hasher()
         var written = 0
         var received = 0
         var status = 0
         var restarted = false
-
-        init(file: File) { self.file = file }
     }
 
     func fetch(_ ref: AssetRef, mayRestart: Bool = true) throws -> Outcome {
@@ -44,7 +42,7 @@ struct BlobDownloader: Sendable {
         do throws(PathError) { file = try File.open(partial, .readWrite, creatingWith: 0o600) } catch {
             throw DeviceError(.storage, "\(partial): cannot create: \(error.errno)")
         }
-        let progress = Progress(file: file)
+        var progress = Progress(file: file)
         if existing > 0 {
             do throws(PathError) {
                 while progress.written < existing {
@@ -76,41 +74,46 @@ struct BlobDownloader: Sendable {
         }
         let url = try client.url("/api/sync/asset/\(ref.hash)", on: base)
         let what = "GET \(url.absoluteString)"
+        // A Condition, not a Mutex: the hasher (not Sendable) goes to the transport's thread and comes back.
+        let shared = Condition(progress)
         try client.exchange(DeviceRequest(url: url, headers: headers)) { event in
-            switch event {
-            case let .head(status, headers):
-                progress.status = status
-                switch status {
-                case 206 where resumeFrom > 0:
-                    guard let range = headers["content-range"], Self.rangeStart(range, total: ref.bytes) == resumeFrom else {
-                        throw DeviceError(.server, "\(what): 206 with Content-Range \(headers["content-range"] ?? "none"), expected bytes \(resumeFrom)-…/\(ref.bytes)")
+            try shared.withLock { progress in
+                switch event {
+                case let .head(status, headers):
+                    progress.status = status
+                    switch status {
+                    case 206 where resumeFrom > 0:
+                        guard let range = headers["content-range"], Self.rangeStart(range, total: ref.bytes) == resumeFrom else {
+                            throw DeviceError(.server, "\(what): 206 with Content-Range \(headers["content-range"] ?? "none"), expected bytes \(resumeFrom)-…/\(ref.bytes)")
+                        }
+                    case 200:
+                        // The whole blob (a first download, or the server did not honour the range): start over.
+                        if progress.written > 0 { progress.restarted = true }
+                        try progress.file.truncate(to: 0)
+                        progress.hasher = SHA256Hasher()
+                        progress.written = 0
+                        if let etag = headers["etag"] {
+                            try AtomicFile.write(Array(etag.utf8), to: URL(fileURLWithPath: validatorPath), mode: 0o600)
+                        } else {
+                            try? FileSystem.remove(validatorPath)
+                        }
+                    case 404:
+                        throw DeviceError(.server, "\(what): 404, the server or CDN does not hold this blob (was the package pushed?)")
+                    default:
+                        throw DeviceError(.server, "\(what): answered \(status)")
                     }
-                case 200:
-                    // The whole blob (a first download, or the server did not honour the range): start over.
-                    if progress.written > 0 { progress.restarted = true }
-                    try progress.file.truncate(to: 0)
-                    progress.hasher = SHA256Hasher()
-                    progress.written = 0
-                    if let etag = headers["etag"] {
-                        try AtomicFile.write(Array(etag.utf8), to: URL(fileURLWithPath: validatorPath), mode: 0o600)
-                    } else {
-                        try? FileSystem.remove(validatorPath)
+                case let .data(bytes):
+                    guard progress.written + bytes.count <= ref.bytes else {
+                        throw DeviceError(.integrity, "\(what): longer than the \(ref.bytes) bytes the manifest says; not kept")
                     }
-                case 404:
-                    throw DeviceError(.server, "\(what): 404, the server or CDN does not hold this blob (was the package pushed?)")
-                default:
-                    throw DeviceError(.server, "\(what): answered \(status)")
+                    try progress.file.write(bytes, at: progress.written)
+                    progress.hasher.update(bytes)
+                    progress.written += bytes.count
+                    progress.received += bytes.count
                 }
-            case let .data(bytes):
-                guard progress.written + bytes.count <= ref.bytes else {
-                    throw DeviceError(.integrity, "\(what): longer than the \(ref.bytes) bytes the manifest says; not kept")
-                }
-                try progress.file.write(bytes, at: progress.written)
-                progress.hasher.update(bytes)
-                progress.written += bytes.count
-                progress.received += bytes.count
             }
         }
+        progress = shared.withLock { $0 }
         var outcome = Outcome(received: progress.received, resumedFrom: progress.restarted ? 0 : existing)
         guard progress.written == ref.bytes else {
             throw DeviceError(.network, "\(what): the answer ended after \(progress.written) of \(ref.bytes) bytes (kept for resuming)")

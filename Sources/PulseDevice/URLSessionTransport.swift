@@ -10,24 +10,14 @@ import Synchronization
 ///
 /// Callers block on their own threads (never Swift's cooperative pool); the delegate runs on one serial
 /// queue of URLSession's, which is why `receive` closures must not block on other requests.
-public final class URLSessionTransport: NSObject, HTTPTransport, URLSessionDataDelegate, @unchecked Sendable {
-    private final class Exchange: @unchecked Sendable {
-        let receive: @Sendable (TransportEvent) throws -> Void
-        let done = DispatchSemaphore(value: 0)
-        /// Set on the delegate queue before `done` is signalled; read after.
-        var failure: (any Error)?
-
-        init(_ receive: @escaping @Sendable (TransportEvent) throws -> Void) { self.receive = receive }
-    }
-
-    private var session: URLSession!
-    private let exchanges = Mutex<[Int: Exchange]>([:])
+public final class URLSessionTransport: HTTPTransport, Sendable {
+    private let session: URLSession
+    private let delegate: Delegate
 
     /// - Parameters:
     ///   - timeout: seconds of silence before a request fails (an event stream gets a heartbeat every 15 s).
     ///   - connectionsPerHost: parallel connections to one host (blob downloads).
     public init(timeout: TimeInterval = 60, connectionsPerHost: Int = 8) {
-        super.init()
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
         configuration.timeoutIntervalForResource = 7 * 24 * 3600
@@ -38,7 +28,8 @@ public final class URLSessionTransport: NSObject, HTTPTransport, URLSessionDataD
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         queue.name = "pulse-device-http"
-        session = URLSession(configuration: configuration, delegate: self, delegateQueue: queue)
+        delegate = Delegate()
+        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
     }
 
     /// Ends the session (URLSession keeps its delegate until then).
@@ -53,15 +44,41 @@ public final class URLSessionTransport: NSObject, HTTPTransport, URLSessionDataD
         if let body = request.body { urlRequest.httpBody = Data(body) }
         let exchange = Exchange(receive)
         let task = session.dataTask(with: urlRequest)
-        exchanges.withLock { $0[task.taskIdentifier] = exchange }
+        delegate.exchanges.withLock { $0[task.taskIdentifier] = exchange }
         let token = cancellation?.onCancel { [weak task] in task?.cancel() }
         task.resume()
         exchange.done.wait()
         if let token { cancellation?.remove(token) }
-        exchanges.withLock { _ = $0.removeValue(forKey: task.taskIdentifier) }
+        delegate.exchanges.withLock { _ = $0.removeValue(forKey: task.taskIdentifier) }
         if cancellation?.isCancelled == true { throw CancellationError() }
-        if let failure = exchange.failure { throw failure }
+        if let failure = exchange.failure.withLock({ $0 }) { throw failure }
     }
+
+    /// libcurl's reason in a few words ("Could not connect to the server.").
+    static func reason(_ error: any Error) -> String {
+        let nsError = error as NSError
+        return nsError.localizedDescription
+    }
+}
+
+/// One request in flight: what receives its answer, and how it ended.
+private final class Exchange: Sendable {
+    let receive: @Sendable (TransportEvent) throws -> Void
+    let done = DispatchSemaphore(value: 0)
+    /// Set on the delegate queue before `done` is signalled; read after.
+    let failure = Mutex<(any Error)?>(nil)
+
+    init(_ receive: @escaping @Sendable (TransportEvent) throws -> Void) { self.receive = receive }
+
+    /// Keeps `error` unless a failure is already in.
+    func fail(_ error: any Error) { failure.withLock { $0 = $0 ?? error } }
+
+    var hasFailed: Bool { failure.withLock { $0 != nil } }
+}
+
+/// URLSession's delegate (which it holds until invalidated): hands each task's events to its exchange.
+private final class Delegate: NSObject, URLSessionDataDelegate, Sendable {
+    let exchanges = Mutex<[Int: Exchange]>([:])
 
     private func exchange(for task: URLSessionTask) -> Exchange? { exchanges.withLock { $0[task.taskIdentifier] } }
 
@@ -71,7 +88,7 @@ public final class URLSessionTransport: NSObject, HTTPTransport, URLSessionDataD
     ) {
         guard let exchange = exchange(for: dataTask) else { return completionHandler(.cancel) }
         guard let http = response as? HTTPURLResponse else {
-            exchange.failure = DeviceError(.network, "\(dataTask.originalRequest?.url?.absoluteString ?? "?"): not an HTTP answer")
+            exchange.fail(DeviceError(.network, "\(dataTask.originalRequest?.url?.absoluteString ?? "?"): not an HTTP answer"))
             return completionHandler(.cancel)
         }
         var headers: [String: String] = [:]
@@ -82,31 +99,25 @@ public final class URLSessionTransport: NSObject, HTTPTransport, URLSessionDataD
             try exchange.receive(.head(status: http.statusCode, headers: headers))
             completionHandler(.allow)
         } catch {
-            exchange.failure = error
+            exchange.fail(error)
             completionHandler(.cancel)
         }
     }
 
     public func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        guard let exchange = exchange(for: dataTask), exchange.failure == nil else { return }
+        guard let exchange = exchange(for: dataTask), !exchange.hasFailed else { return }
         do { try exchange.receive(.data(Array(data))) } catch {
-            exchange.failure = error
+            exchange.fail(error)
             dataTask.cancel()
         }
     }
 
     public func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let exchange = exchange(for: task) else { return }
-        if exchange.failure == nil, let error {
+        if let error {
             let url = task.originalRequest?.url?.absoluteString ?? "?"
-            exchange.failure = DeviceError(.network, "\(task.originalRequest?.httpMethod ?? "GET") \(url): \(Self.reason(error))")
+            exchange.fail(DeviceError(.network, "\(task.originalRequest?.httpMethod ?? "GET") \(url): \(URLSessionTransport.reason(error))"))
         }
         exchange.done.signal()
-    }
-
-    /// libcurl's reason in a few words ("Could not connect to the server.").
-    static func reason(_ error: any Error) -> String {
-        let nsError = error as NSError
-        return nsError.localizedDescription
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import PulseCore
+import PulseSystem
 import Synchronization
 
 /// What `Watcher` reports, as it happens.
@@ -199,31 +200,24 @@ public final class Watcher: Sendable {
 }
 
 /// A blocking queue between the stream's thread and the watcher's.
-private final class ItemQueue<Item: Sendable>: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var items: [Item] = []
+private final class ItemQueue<Item: Sendable>: Sendable {
+    private let items = Condition<[Item]>([])
 
     func push(_ item: Item) {
-        condition.withLock {
-            items.append(item)
-            condition.signal()
-        }
+        items.withLock(waking: .one) { $0.append(item) }
     }
 
     /// The next item, waiting for it; nil once `cancellation` fired.
     func pop(cancellation: Cancellation) -> Item? {
-        condition.lock()
-        defer { condition.unlock() }
-        while items.isEmpty {
+        while true {
+            if let item = items.wait(until: { !$0.isEmpty }, timeout: 0.05, { $0.isEmpty ? nil : $0.removeFirst() }) { return item }
             if cancellation.isCancelled { return nil }
-            _ = condition.wait(until: Date().addingTimeInterval(0.05))
         }
-        return items.removeFirst()
     }
 
     /// Everything queued now, without waiting.
     func drain() -> [Item] {
-        condition.withLock {
+        items.withLock { items in
             defer { items = [] }
             return items
         }

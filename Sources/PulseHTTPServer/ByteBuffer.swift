@@ -2,8 +2,8 @@ import Foundation
 
 /// Immutable bytes in memory that the server can send without copying; the memory is freed when the last
 /// owner (a cache entry or a response still being sent) lets go.
+// @unchecked: owns raw memory, written only in `init`, then read-only: safe to share between threads.
 public final class ByteBuffer: ContiguousBytes, @unchecked Sendable {
-    // Written only in `init`, then read-only: safe to share between threads.
     private let storage: UnsafeMutableRawBufferPointer
 
     public var count: Int { storage.count }

@@ -18,11 +18,11 @@ import Synchronization
 /// - **Heartbeats** for event streams, and closing streams and deferred answers when the server stops.
 ///
 /// Closing from here is `shutdown(2)` on the socket: libmicrohttpd then reads end-of-file and closes the
-/// connection on its own thread. The descriptor is used only under `lock`, and libmicrohttpd reports a
-/// connection closed (which takes `lock`) before it closes the descriptor, so it is never a reused number.
+/// connection on its own thread. The descriptor is used only under the tracker's lock, and libmicrohttpd reports a
+/// connection closed (which takes that lock) before it closes the descriptor, so it is never a reused number.
 /// Connection phases are stamped by the server threads without the lock, so one may be stamped after the
 /// moment a sweep or an admission took as "now": such a phase is zero seconds old, never 2^64 ns.
-final class ConnectionTracker: @unchecked Sendable {
+final class ConnectionTracker: Sendable {
     struct Limits {
         var maxConnections: Int
         /// Admitted connections per client address at most (0: no limit).
@@ -49,17 +49,20 @@ final class ConnectionTracker: @unchecked Sendable {
         case refusedAtOnce
     }
 
+    /// The connections, and the fields of each `RequestContext` that say "guarded by the tracker's lock".
+    private struct State {
+        var connections: [RequestContext] = []
+        var admitted = 0
+        var perAddress: [HTTPClientAddress: Int] = [:]
+        var waitingRefusals = 0
+        var streams: [ObjectIdentifier: HTTPEventStream] = [:]
+        var deferreds: [ObjectIdentifier: HTTPDeferredResponse] = [:]
+        var stopping = false
+        var sweeping = false
+    }
+
     let limits: Limits
-    private let lock = NSLock()
-    // Guarded by `lock`.
-    private var connections: [RequestContext] = []
-    private var admitted = 0
-    private var perAddress: [HTTPClientAddress: Int] = [:]
-    private var waitingRefusals = 0
-    private var streams: [ObjectIdentifier: HTTPEventStream] = [:]
-    private var deferreds: [ObjectIdentifier: HTTPDeferredResponse] = [:]
-    private var stopping = false
-    private var sweeper: Thread?
+    private let state = Mutex(State())
     private let sweepStop = DispatchSemaphore(value: 0)
     /// Counters for tests and logs.
     let closedByDeadline = Atomic<Int>(0)
@@ -72,76 +75,76 @@ final class ConnectionTracker: @unchecked Sendable {
     }
 
     /// Connections open and admitted now.
-    var openConnections: Int { lock.withLock { admitted } }
+    var openConnections: Int { state.withLock { $0.admitted } }
 
     /// Streams open now.
-    var openStreams: Int { lock.withLock { streams.count } }
+    var openStreams: Int { state.withLock { $0.streams.count } }
 
     // MARK: Connections (libmicrohttpd threads)
 
     /// A connection opened on socket `fd` (its `address` set): admitted, or refused (see `Admission`).
     func opened(_ context: RequestContext, fd: Int32, now: UInt64) -> Admission {
         context.phase.store(ConnectionPhase.fresh(since: now), ordering: .relaxed)
-        lock.lock()
-        defer { lock.unlock() }
-        context.fd = fd
-        context.trackerIndex = connections.count
-        connections.append(context)
-        let address = limits.maxPerAddress > 0 ? context.address : nil
-        if let address, perAddress[address, default: 0] >= limits.maxPerAddress {
-            return refuse(context, .addressLimit)
+        return state.withLock { state in
+            context.fd = fd
+            context.trackerIndex = state.connections.count
+            state.connections.append(context)
+            let address = limits.maxPerAddress > 0 ? context.address : nil
+            if let address, state.perAddress[address, default: 0] >= limits.maxPerAddress {
+                return refuse(context, .addressLimit, &state)
+            }
+            if state.admitted >= limits.maxConnections && !makeRoom(now: now, &state) {
+                return refuse(context, .connectionLimit, &state)
+            }
+            state.admitted += 1
+            if let address { state.perAddress[address, default: 0] += 1 }
+            return .admitted
         }
-        if admitted >= limits.maxConnections && !makeRoom(now: now) {
-            return refuse(context, .connectionLimit)
-        }
-        admitted += 1
-        if let address { perAddress[address, default: 0] += 1 }
-        return .admitted
     }
 
-    /// Lock held.
-    private func refuse(_ context: RequestContext, _ refusal: ConnectionRefusal) -> Admission {
+    /// With the state locked.
+    private func refuse(_ context: RequestContext, _ refusal: ConnectionRefusal, _ state: inout State) -> Admission {
         context.refusal = refusal
         refused.add(1, ordering: .relaxed)
         if refusal == .addressLimit { refusedForAddress.add(1, ordering: .relaxed) }
-        if waitingRefusals >= limits.maxWaitingRefusals {
+        if state.waitingRefusals >= limits.maxWaitingRefusals {
             context.closing = true
             return .refusedAtOnce
         }
         context.waitsAsRefused = true
-        waitingRefusals += 1
+        state.waitingRefusals += 1
         return .refusedOnRequest
     }
 
     /// The connection is closing: forget it before libmicrohttpd closes its descriptor.
     func closed(_ context: RequestContext) {
-        lock.lock()
-        defer { lock.unlock() }
-        let index = context.trackerIndex
-        guard index >= 0, index < connections.count, connections[index] === context else { return }
-        let last = connections.removeLast()
-        if index < connections.count {
-            connections[index] = last
-            last.trackerIndex = index
-        }
-        context.trackerIndex = -1
-        context.fd = -1
-        if context.waitsAsRefused {
-            context.waitsAsRefused = false
-            waitingRefusals -= 1
-        }
-        guard context.refusal == nil else { return }
-        admitted -= 1
-        if limits.maxPerAddress > 0, let address = context.address, let count = perAddress[address] {
-            perAddress[address] = count > 1 ? count - 1 : nil
+        state.withLock { state in
+            let index = context.trackerIndex
+            guard index >= 0, index < state.connections.count, state.connections[index] === context else { return }
+            let last = state.connections.removeLast()
+            if index < state.connections.count {
+                state.connections[index] = last
+                last.trackerIndex = index
+            }
+            context.trackerIndex = -1
+            context.fd = -1
+            if context.waitsAsRefused {
+                context.waitsAsRefused = false
+                state.waitingRefusals -= 1
+            }
+            guard context.refusal == nil else { return }
+            state.admitted -= 1
+            if limits.maxPerAddress > 0, let address = context.address, let count = state.perAddress[address] {
+                state.perAddress[address] = count > 1 ? count - 1 : nil
+            }
         }
     }
 
-    /// Closes the connection that has waited longest for a request (at least `minimumAge`). Lock held.
-    private func makeRoom(now: UInt64) -> Bool {
+    /// Closes the connection that has waited longest for a request (at least `minimumAge`). With the state locked.
+    private func makeRoom(now: UInt64, _ state: inout State) -> Bool {
         var victim: RequestContext?
         var oldest = UInt64.max
-        for context in connections where context.fd >= 0 && !context.closing && context.refusal == nil {
+        for context in state.connections where context.fd >= 0 && !context.closing && context.refusal == nil {
             let phase = context.phase.load(ordering: .relaxed)
             guard ConnectionPhase.isWaiting(phase) else { continue }
             let since = ConnectionPhase.since(phase)
@@ -153,7 +156,7 @@ final class ConnectionTracker: @unchecked Sendable {
         return true
     }
 
-    /// Shuts the connection's socket down. Lock held.
+    /// Shuts the connection's socket down. With the state locked.
     private func close(_ context: RequestContext) {
         context.closing = true
         shutdown(context.fd, Int32(SHUT_RDWR))
@@ -163,35 +166,35 @@ final class ConnectionTracker: @unchecked Sendable {
 
     /// Records a stream being sent; false when the server is stopping (the stream is stopped at once).
     func track(_ stream: HTTPEventStream) -> Bool {
-        let accepted = lock.withLock {
-            if !stopping { streams[ObjectIdentifier(stream)] = stream }
-            return !stopping
+        let accepted = state.withLock { state in
+            if !state.stopping { state.streams[ObjectIdentifier(stream)] = stream }
+            return !state.stopping
         }
         if !accepted { stream.stop() }
         return accepted
     }
 
     func forget(_ stream: HTTPEventStream) {
-        _ = lock.withLock { streams.removeValue(forKey: ObjectIdentifier(stream)) }
+        _ = state.withLock { $0.streams.removeValue(forKey: ObjectIdentifier(stream)) }
     }
 
     /// Records a deferred answer awaited; false when the server is stopping.
     func track(_ deferred: HTTPDeferredResponse) -> Bool {
-        lock.withLock {
-            if !stopping { deferreds[ObjectIdentifier(deferred)] = deferred }
-            return !stopping
+        state.withLock { state in
+            if !state.stopping { state.deferreds[ObjectIdentifier(deferred)] = deferred }
+            return !state.stopping
         }
     }
 
     func forget(_ deferred: HTTPDeferredResponse) {
-        _ = lock.withLock { deferreds.removeValue(forKey: ObjectIdentifier(deferred)) }
+        _ = state.withLock { $0.deferreds.removeValue(forKey: ObjectIdentifier(deferred)) }
     }
 
     /// Ends every stream cleanly (they finish what was sent, then the final chunk); new streams are refused.
     func stopStreams() {
-        let open: [HTTPEventStream] = lock.withLock {
-            stopping = true
-            return Array(streams.values)
+        let open: [HTTPEventStream] = state.withLock { state in
+            state.stopping = true
+            return Array(state.streams.values)
         }
         for stream in open { stream.stop() }
     }
@@ -200,9 +203,9 @@ final class ConnectionTracker: @unchecked Sendable {
     /// refuses to do with connections suspended); returns how many there were.
     @discardableResult
     func abandonDeferred(with fallback: HTTPResponse) -> Int {
-        let waiting: [HTTPDeferredResponse] = lock.withLock {
-            stopping = true
-            return Array(deferreds.values)
+        let waiting: [HTTPDeferredResponse] = state.withLock { state in
+            state.stopping = true
+            return Array(state.deferreds.values)
         }
         for deferred in waiting { deferred.abandon(with: fallback) }
         return waiting.count
@@ -218,33 +221,32 @@ final class ConnectionTracker: @unchecked Sendable {
             }
         }
         thread.name = "http-sweeper"
-        lock.withLock { sweeper = thread }
+        state.withLock { $0.sweeping = true }
         thread.start()
     }
 
     func stopSweeping() {
-        if lock.withLock({ sweeper }) != nil { sweepStop.signal() }
+        if state.withLock({ $0.sweeping }) { sweepStop.signal() }
     }
 
     /// Closes connections past their request deadline and writes heartbeats to silent streams.
     func sweep(now: UInt64) {
-        var silent: [HTTPEventStream] = []
-        lock.lock()
-        for context in connections where context.fd >= 0 && !context.closing {
-            let phase = context.phase.load(ordering: .relaxed)
-            let allowed: UInt64
-            switch ConnectionPhase.kind(phase) {
-            case ConnectionPhase.freshKind: allowed = context.refusal == nil ? limits.headerTimeout : limits.refusalTimeout
-            case ConnectionPhase.keepAliveKind: allowed = limits.idleTimeout + limits.headerTimeout
-            default: continue
+        let silent: [HTTPEventStream] = state.withLock { state in
+            for context in state.connections where context.fd >= 0 && !context.closing {
+                let phase = context.phase.load(ordering: .relaxed)
+                let allowed: UInt64
+                switch ConnectionPhase.kind(phase) {
+                case ConnectionPhase.freshKind: allowed = context.refusal == nil ? limits.headerTimeout : limits.refusalTimeout
+                case ConnectionPhase.keepAliveKind: allowed = limits.idleTimeout + limits.headerTimeout
+                default: continue
+                }
+                if ConnectionPhase.age(since: ConnectionPhase.since(phase), now: now) > allowed {
+                    close(context)
+                    if context.refusal == nil { closedByDeadline.add(1, ordering: .relaxed) }
+                }
             }
-            if ConnectionPhase.age(since: ConnectionPhase.since(phase), now: now) > allowed {
-                close(context)
-                if context.refusal == nil { closedByDeadline.add(1, ordering: .relaxed) }
-            }
+            return limits.heartbeat > 0 ? Array(state.streams.values) : []
         }
-        if limits.heartbeat > 0 { silent = Array(streams.values) }
-        lock.unlock()
         for stream in silent { stream.heartbeatIfSilent(now: now, interval: limits.heartbeat) }
     }
 }

@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Foundation
+import PulseSystem
 
 /// A long-lived response body that the application writes into from any thread: Server-Sent Events, or any
 /// stream of bytes. No thread waits for it: while there is nothing to send, the connection is suspended in
@@ -18,7 +19,7 @@ import Foundation
 /// server writes `heartbeat` (an SSE comment by default) after `HTTPServer.Configuration.streamHeartbeatSeconds`
 /// of silence; `onEnd` must not block. A client that does not read gets its stream ended once
 /// `maxPendingBytes` are waiting for it.
-public final class HTTPEventStream: @unchecked Sendable {
+public final class HTTPEventStream: Sendable {
     /// Why a stream ended.
     public enum End: Sendable, Equatable {
         /// `close()` was called and everything sent was delivered to the socket.
@@ -34,20 +35,30 @@ public final class HTTPEventStream: @unchecked Sendable {
     /// Unsent bytes allowed before the client is considered gone.
     public let maxPendingBytes: Int
 
-    // Everything below is guarded by `lock`.
-    private let lock = NSLock()
-    private var pending: [UInt8] = []
-    private var pendingStart = 0
-    private var closing: End?
-    private var overflowed = false
-    private var ended = false
-    /// Set while libmicrohttpd holds the connection suspended: only then may it be resumed.
-    private var suspendedConnection: OpaquePointer?
-    /// The connection once the response is queued, until the request is over.
-    private var connection: OpaquePointer?
-    private var onEnd: (@Sendable (HTTPEventStream, End) -> Void)?
-    private var lastWrite: UInt64 = monotonicNanoseconds()
-    private var sent = 0
+    private struct State {
+        var pending: [UInt8] = []
+        var pendingStart = 0
+        var closing: End?
+        var overflowed = false
+        var ended = false
+        /// Set while libmicrohttpd holds the connection suspended: only then may it be resumed.
+        var suspendedConnection: OpaquePointer?
+        /// The connection once the response is queued, until the request is over.
+        var connection: OpaquePointer?
+        var onEnd: (@Sendable (HTTPEventStream, End) -> Void)?
+        var lastWrite: UInt64 = monotonicNanoseconds()
+        var sent = 0
+
+        var isOpen: Bool { closing == nil && !ended }
+
+        mutating func resumeIfSuspended() {
+            guard let suspended = suspendedConnection else { return }
+            suspendedConnection = nil
+            MHD_resume_connection(suspended)
+        }
+    }
+
+    private let state: Condition<State>
 
     /// - Parameters:
     ///   - heartbeat: written after a silence (default `:\n`, an SSE comment line that clients ignore).
@@ -59,26 +70,26 @@ public final class HTTPEventStream: @unchecked Sendable {
     ) {
         self.heartbeat = heartbeat
         self.maxPendingBytes = maxPendingBytes
-        self.onEnd = onEnd
+        self.state = Condition(State(onEnd: onEnd))
     }
 
     /// Queues `bytes` for the client (any thread). Returns false when the stream is over or closing (the bytes
     /// are dropped) or when the client has more than `maxPendingBytes` unread (the stream then ends).
     @discardableResult
     public func send(_ bytes: [UInt8]) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        guard closing == nil, !ended else { return false }
-        if pending.count - pendingStart + bytes.count > maxPendingBytes {
-            overflowed = true
-            closing = .clientGone
-            resumeIfSuspended()
-            return false
+        state.withLock { state in
+            guard state.isOpen else { return false }
+            if state.pending.count - state.pendingStart + bytes.count > maxPendingBytes {
+                state.overflowed = true
+                state.closing = .clientGone
+                state.resumeIfSuspended()
+                return false
+            }
+            state.pending += bytes
+            state.lastWrite = monotonicNanoseconds()
+            state.resumeIfSuspended()
+            return true
         }
-        pending += bytes
-        lastWrite = monotonicNanoseconds()
-        resumeIfSuspended()
-        return true
     }
 
     /// Ends the stream after what was sent so far (any thread). `onEnd` follows with `.closed`.
@@ -87,31 +98,24 @@ public final class HTTPEventStream: @unchecked Sendable {
     }
 
     /// True until the stream is closing or over.
-    public var isOpen: Bool { lock.withLock { closing == nil && !ended } }
+    public var isOpen: Bool { state.withLock { $0.isOpen } }
 
     /// Body bytes handed to the connection so far.
-    public var bytesSent: Int { lock.withLock { sent } }
+    public var bytesSent: Int { state.withLock { $0.sent } }
 
     // MARK: Server side
 
     private func finish(_ reason: End) {
-        lock.lock()
-        defer { lock.unlock() }
-        guard closing == nil, !ended else { return }
-        closing = reason
-        resumeIfSuspended()
-    }
-
-    /// Called with the lock held.
-    private func resumeIfSuspended() {
-        guard let suspended = suspendedConnection else { return }
-        suspendedConnection = nil
-        MHD_resume_connection(suspended)
+        state.withLock { state in
+            guard state.isOpen else { return }
+            state.closing = reason
+            state.resumeIfSuspended()
+        }
     }
 
     /// The response is queued on `connection`.
     func attach(_ connection: OpaquePointer) {
-        lock.withLock { self.connection = connection }
+        state.withLock { $0.connection = connection }
     }
 
     /// The server is stopping: end cleanly and never suspend again.
@@ -119,48 +123,49 @@ public final class HTTPEventStream: @unchecked Sendable {
 
     /// Writes the heartbeat if nothing was written for `interval` nanoseconds (the maintenance thread).
     func heartbeatIfSilent(now: UInt64, interval: UInt64) {
-        let due = lock.withLock { closing == nil && !ended && now &- lastWrite >= interval }
+        let due = state.withLock { $0.isOpen && now &- $0.lastWrite >= interval }
         if due { send(heartbeat) }
     }
 
     /// libmicrohttpd's content callback: up to `max` bytes into `buffer`; 0 after suspending the connection
     /// when there is nothing to send yet; end of stream once closing and drained.
     func read(into buffer: UnsafeMutablePointer<CChar>, max: Int) -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        if overflowed { return Int(MHD_CONTENT_READER_END_WITH_ERROR) }
-        let available = pending.count - pendingStart
-        if available > 0 {
-            let count = min(available, max)
-            pending.withUnsafeBytes { raw in
-                UnsafeMutableRawPointer(buffer).copyMemory(from: raw.baseAddress! + pendingStart, byteCount: count)
+        state.withLock { state in
+            if state.overflowed { return Int(MHD_CONTENT_READER_END_WITH_ERROR) }
+            let available = state.pending.count - state.pendingStart
+            if available > 0 {
+                let count = min(available, max)
+                let start = state.pendingStart
+                state.pending.withUnsafeBytes { raw in
+                    UnsafeMutableRawPointer(buffer).copyMemory(from: raw.baseAddress! + start, byteCount: count)
+                }
+                state.pendingStart += count
+                if state.pendingStart == state.pending.count {
+                    state.pending.removeAll(keepingCapacity: state.pending.capacity <= 16 << 10)
+                    state.pendingStart = 0
+                }
+                state.sent += count
+                return count
             }
-            pendingStart += count
-            if pendingStart == pending.count {
-                pending.removeAll(keepingCapacity: pending.capacity <= 16 << 10)
-                pendingStart = 0
-            }
-            sent += count
-            return count
+            if state.closing != nil { return Int(MHD_CONTENT_READER_END_OF_STREAM) }
+            guard let connection = state.connection else { return Int(MHD_CONTENT_READER_END_WITH_ERROR) }
+            state.suspendedConnection = connection
+            MHD_suspend_connection(connection)
+            return 0
         }
-        if closing != nil { return Int(MHD_CONTENT_READER_END_OF_STREAM) }
-        guard let connection else { return Int(MHD_CONTENT_READER_END_WITH_ERROR) }
-        suspendedConnection = connection
-        MHD_suspend_connection(connection)
-        return 0
     }
 
     /// The request is over (libmicrohttpd's completion callback): `completed` when the end of the stream went
     /// out. Calls `onEnd` once, outside the lock.
     func requestEnded(completed: Bool) {
-        let (callback, reason): ((@Sendable (HTTPEventStream, End) -> Void)?, End) = lock.withLock {
-            guard !ended else { return (nil, .closed) }
-            ended = true
-            connection = nil
-            suspendedConnection = nil
-            let reason: End = completed && !overflowed ? (closing ?? .closed) : .clientGone
-            defer { onEnd = nil }
-            return (onEnd, reason)
+        let (callback, reason): ((@Sendable (HTTPEventStream, End) -> Void)?, End) = state.withLock { state in
+            guard !state.ended else { return (nil, .closed) }
+            state.ended = true
+            state.connection = nil
+            state.suspendedConnection = nil
+            let reason: End = completed && !state.overflowed ? (state.closing ?? .closed) : .clientGone
+            defer { state.onEnd = nil }
+            return (state.onEnd, reason)
         }
         callback?(self, reason)
     }

@@ -182,7 +182,10 @@ extension HTTPServer {
         let hasBody = context.method != .head && response.status != 304 && response.status != 204
         context.bodyBytes = hasBody ? response.body.count : 0
         if let shared = response.shared {
-            return MHD_queue_response(connection, UInt32(response.status), shared.native)
+            guard let native = shared.native else {
+                return answerDirectly(connection, context, ServerResponses.outOfMemory, status: 503, note: "out-of-memory")
+            }
+            return MHD_queue_response(connection, UInt32(response.status), native)
         }
         if case let .stream(stream) = response.body {
             context.stream = stream

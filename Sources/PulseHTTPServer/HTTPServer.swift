@@ -12,6 +12,7 @@ import Synchronization
 /// Answers can be immediate, prepared once (`SharedResponse`), deferred to another thread
 /// (`HTTPDeferredResponse`) or open-ended streams (`HTTPEventStream`); the last two suspend the connection
 /// instead of holding a thread.
+// @unchecked: owns the MHD_Daemon; it and the listen socket change only in `shutdown`, once (`stopped`).
 public final class HTTPServer: @unchecked Sendable {
     /// The port listened on (the real one when the configuration asked for port 0).
     public let port: UInt16

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A failed system call, with the text of its errno.
 public struct SystemError: Error, CustomStringConvertible, Equatable {
@@ -69,12 +70,12 @@ public struct FileStatus: Sendable, Equatable {
 }
 
 /// An open, read-only file descriptor, closed in `deinit` unless the server took it over to send it.
-public final class OpenFile: @unchecked Sendable {
+public final class OpenFile: Sendable {
     public let path: String
     /// fstat of the open descriptor: the identity of exactly the bytes that will be read.
     public let status: FileStatus
-    private let lock = NSLock()
-    private var fd: Int32
+    /// The descriptor; -1 once the server took it over.
+    private let fd: Mutex<Int32>
 
     /// Opens `path` read-only, never blocking and never following a final symbolic link (ELOOP): a FIFO, a
     /// device or a socket opens at once (or fails) instead of blocking the thread, and `status` (from the
@@ -89,17 +90,20 @@ public final class OpenFile: @unchecked Sendable {
             throw SystemError(operation: "fstat", path: path, code: code)
         }
         self.path = path
-        self.fd = fd
+        self.fd = Mutex(fd)
         self.status = FileStatus(info)
     }
 
-    deinit { if fd >= 0 { close(fd) } }
+    deinit {
+        let fd = self.fd.withLock { $0 }
+        if fd >= 0 { close(fd) }
+    }
 
-    var descriptor: Int32 { lock.withLock { fd } }
+    var descriptor: Int32 { fd.withLock { $0 } }
 
     /// Hands the descriptor over (to libmicrohttpd, which closes it); nil if it was already taken.
     func take() -> Int32? {
-        lock.withLock {
+        fd.withLock { fd in
             guard fd >= 0 else { return nil }
             defer { fd = -1 }
             return fd

@@ -5,7 +5,9 @@ import Synchronization
 /// the completion callback. One is made per connection and reused by its requests (libmicrohttpd handles a
 /// connection's requests one after another), so the hot path allocates nothing for it; a second one is made
 /// only if that ever overlapped.
-final class RequestContext {
+// @unchecked: libmicrohttpd's per-connection context: the fields marked so are guarded by the tracker's
+// lock, `phase` is atomic, and the rest belong to the connection's thread.
+final class RequestContext: @unchecked Sendable {
     // The connection, set when it opens.
     /// The client's address, and as text (formatted once per connection, for the log).
     var address: HTTPClientAddress?

@@ -42,6 +42,8 @@ final class ServerResponses: Sendable {
     static let headersTooLarge = raw(431, "Request Header Fields Too Large", "request headers too large\n")
     static let badRequestRaw = raw(400, "Bad Request", "bad request\n")
     static let busy = raw(503, "Service Unavailable", "too many connections\n", extra: "Retry-After: 1\r\n")
+    /// A prepared response libmicrohttpd could not allocate (`SharedResponse`): nothing of its is sent.
+    static let outOfMemory = raw(503, "Service Unavailable", "service unavailable\n", extra: "Retry-After: 1\r\n")
 
     /// Writes `bytes` to `fd` without blocking (a fresh or idle socket's buffer holds them); best effort.
     static func write(_ bytes: [UInt8], to fd: Int32) {

@@ -3,25 +3,32 @@ import CMicroHTTPD
 /// A response prepared once (status, headers and body in a libmicrohttpd response object) and sent to many
 /// requests without rebuilding it: the hot path for cached blobs, 304s and fixed error answers.
 /// libmicrohttpd counts references to the object, so dropping a `SharedResponse` while it is being sent is safe.
+// @unchecked: owns an MHD_Response, set in init and then only read; libmicrohttpd counts its references.
 public final class SharedResponse: @unchecked Sendable {
     /// What is sent, for tests and logs. Its body is never `.file` (a descriptor is consumed by one send) or `.stream`.
     public let template: HTTPResponse
-    // Set in init, only read afterwards; libmicrohttpd's reference counting is thread-safe.
-    let native: OpaquePointer
+    // Set in init, only read afterwards; libmicrohttpd's reference counting is thread-safe. Nil when
+    // libmicrohttpd could not allocate it (out of memory): the server then answers 503 instead.
+    let native: OpaquePointer?
 
-    /// Prepares `response`.
+    /// Prepares `response`. When libmicrohttpd cannot allocate it, each request it is sent to is answered
+    /// `503` with `Retry-After: 1` and the connection closed (the server goes on).
     /// - Precondition: its body is not a `.file` or a `.stream`, and it is not deferred.
-    public init(_ response: HTTPResponse) {
+    public convenience init(_ response: HTTPResponse) {
+        self.init(response, allocate: NativeResponse.make)
+    }
+
+    /// Prepares `response` with `allocate` (tests pass one that fails as libmicrohttpd does out of memory).
+    init(_ response: HTTPResponse, allocate: (HTTPResponse) -> OpaquePointer?) {
         switch response.body {
         case .file, .stream: preconditionFailure("a file or stream body cannot be shared")
         default: precondition(response.deferred == nil, "a deferred response cannot be shared")
         }
         template = response
-        guard let native = NativeResponse.make(response) else { fatalError("libmicrohttpd: out of memory creating a response") }
-        self.native = native
+        native = allocate(response)
     }
 
-    deinit { MHD_destroy_response(native) }
+    deinit { if let native { MHD_destroy_response(native) } }
 }
 
 /// Building libmicrohttpd response objects.

@@ -2,28 +2,29 @@ import Foundation
 import Synchronization
 
 /// One blob's verification in progress: whoever asks for the blob meanwhile waits for this verdict.
-final class Verification: @unchecked Sendable {
-    private let lock = NSLock()
-    private var outcome: AssetCache.Lookup?
-    private var waiters: [@Sendable (AssetCache.Lookup) -> Void] = []
+final class Verification: Sendable {
+    private struct State {
+        var outcome: AssetCache.Lookup?
+        var waiters: [@Sendable (AssetCache.Lookup) -> Void] = []
+    }
+
+    private let state = Mutex(State())
 
     /// Calls `body` with the verdict: at once if it is in, otherwise on the verifier thread when it is.
     func whenDone(_ body: @escaping @Sendable (AssetCache.Lookup) -> Void) {
-        lock.lock()
-        if let outcome {
-            lock.unlock()
-            body(outcome)
-            return
+        let outcome = state.withLock { state -> AssetCache.Lookup? in
+            if let outcome = state.outcome { return outcome }
+            state.waiters.append(body)
+            return nil
         }
-        waiters.append(body)
-        lock.unlock()
+        if let outcome { body(outcome) }
     }
 
     func finish(_ outcome: AssetCache.Lookup) {
-        let waiting: [@Sendable (AssetCache.Lookup) -> Void] = lock.withLock {
-            self.outcome = outcome
-            defer { waiters = [] }
-            return waiters
+        let waiting = state.withLock { state in
+            state.outcome = outcome
+            defer { state.waiters = [] }
+            return state.waiters
         }
         for waiter in waiting { waiter(outcome) }
     }

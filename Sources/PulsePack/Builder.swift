@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import PulseCore
 import PulseCrypto
 import PulseImage
@@ -204,10 +205,10 @@ public struct Builder {
 }
 
 /// The files a build created before its commit (removed again if it fails), the commit itself, and the
-/// pending key tables to promote after it.
-final class BuildJournal: @unchecked Sendable {
+/// pending key tables to promote after it. Used by the building thread only (the slide threads write blobs
+/// through `BlobBatch`), so it has no lock.
+final class BuildJournal {
     let package: PulsePackage
-    private let lock = NSLock()
     private var files: [URL] = []
     /// Blobs this build added (committed with the batch, so not yet named by any manifest).
     var blobs: [String] = []
@@ -218,7 +219,7 @@ final class BuildJournal: @unchecked Sendable {
 
     init(package: PulsePackage) { self.package = package }
 
-    func created(_ url: URL) { lock.withLock { files.append(url) } }
+    func created(_ url: URL) { files.append(url) }
 
     /// Writes the public index, then the server index: the commit point.
     func commit(_ index: PackageIndex) throws {
@@ -237,17 +238,14 @@ final class BuildJournal: @unchecked Sendable {
                 else { try? FileSystem.remove(package.publicIndexURL.path) }
             } catch { return false }
         }
-        lock.withLock {
-            for url in files { try? FileSystem.remove(url.path) }
-            files = []
-        }
+        for url in files { try? FileSystem.remove(url.path) }
+        files = []
         return true
     }
 }
 
 /// A thread-safe counter for progress.
-final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = 0
-    func increment() -> Int { lock.withLock { value += 1; return value } }
+final class Counter: Sendable {
+    private let value = Atomic<Int>(0)
+    func increment() -> Int { value.add(1, ordering: .relaxed).newValue }
 }

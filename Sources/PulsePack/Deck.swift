@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import PulseCore
 import PulseImage
 import PulseStore
@@ -133,18 +134,12 @@ struct Deck: Sendable {
 }
 
 /// A parsed document that one thread may take over (qpdf documents are not shared between threads).
-private final class CheckedDocument: @unchecked Sendable {
-    private let lock = NSLock()
-    private var document: PDFDocument?
+private final class CheckedDocument: Sendable {
+    private let document: Mutex<PDFDocument?>
 
-    init(_ document: PDFDocument) { self.document = document }
+    init(_ document: sending PDFDocument) { self.document = Mutex(document) }
 
-    func take() -> PDFDocument? {
-        lock.withLock {
-            defer { document = nil }
-            return document
-        }
-    }
+    func take() -> PDFDocument? { document.withLock { $0.take() } }
 }
 
 /// Produces the plaintext of slide `n`.

@@ -13,9 +13,6 @@ struct SeriesDescription {
     /// Session ids the programme links to; each must be one of the built sessions.
     let linkedSessionIds: [(id: String, path: String)]
 
-    /// True if the JSON file at `url` looks like a series (it lists `sessions`).
-    static func isSeries(_ value: JSONValue) -> Bool { value["sessions"]?.arrayValue != nil }
-
     init(file: URL, loader: InputLoader) throws {
         let reader = try loader.readJSON(file)
         id = try reader.string("id", matching: Patterns.id, what: "an id of lowercase letters, digits and dashes")

@@ -1,4 +1,5 @@
 import Foundation
+import PulseSystem
 import PulseCore
 import PulseCrypto
 import PulseStore
@@ -77,73 +78,71 @@ private func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) 
 }
 
 /// The slide counter, the queue of read slides, the results and the first error, shared by the threads.
-private final class PipelineState: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var nextIndex = 0
-    private var queue: [(Int, any ContiguousBytes)] = []
+private final class PipelineState: Sendable {
+    private struct State {
+        var nextIndex = 0
+        var queue: [(Int, any ContiguousBytes)] = []
+        var readersLeft: Int
+        var results: [SlideOutcome?]
+        var error: (any Error)?
+    }
+
+    private let state: Condition<State>
     private let queueCapacity: Int
-    private var readersLeft: Int
-    private var results: [SlideOutcome?]
-    private var error: (any Error)?
 
     init(count: Int, readers: Int, queueCapacity: Int) {
-        results = Array(repeating: nil, count: count)
-        readersLeft = readers
+        state = Condition(State(readersLeft: readers, results: Array(repeating: nil, count: count)))
         self.queueCapacity = queueCapacity
     }
 
     /// The next slide to read, or nil when all are taken or one failed.
     func nextSlide() -> Int? {
-        condition.withLock {
-            guard error == nil, nextIndex < results.count else { return nil }
-            defer { nextIndex += 1 }
-            return nextIndex
+        state.withLock { state in
+            guard state.error == nil, state.nextIndex < state.results.count else { return nil }
+            defer { state.nextIndex += 1 }
+            return state.nextIndex
         }
     }
 
     /// Queues a read slide for another thread; false if the queue is full (the reader seals it itself).
     func offer(_ n: Int, _ plaintext: any ContiguousBytes) -> Bool {
-        condition.withLock {
-            guard queue.count < queueCapacity else { return false }
-            queue.append((n, plaintext))
-            condition.signal()
+        let queued = state.withLock { state in
+            guard state.queue.count < queueCapacity else { return false }
+            state.queue.append((n, plaintext))
             return true
         }
+        if queued { state.wake(.one) }
+        return queued
     }
 
     /// A queued slide; waits while the queue is empty and a reader is still reading. Nil when there is
     /// nothing left, or after a failure.
     func take() -> (Int, any ContiguousBytes)? {
-        condition.withLock {
-            while queue.isEmpty && readersLeft > 0 && error == nil { condition.wait() }
-            guard error == nil, !queue.isEmpty else { return nil }
-            return queue.removeFirst()
+        state.wait(until: { !$0.queue.isEmpty || $0.readersLeft == 0 || $0.error != nil }) { state in
+            guard state.error == nil, !state.queue.isEmpty else { return nil }
+            return state.queue.removeFirst()
         }
     }
 
     func readerFinished() {
-        condition.withLock {
-            readersLeft -= 1
-            condition.broadcast()
-        }
+        state.withLock(waking: .all) { $0.readersLeft -= 1 }
     }
 
     func finish(_ outcome: SlideOutcome) {
-        condition.withLock { results[outcome.n] = outcome }
+        state.withLock { $0.results[outcome.n] = outcome }
     }
 
     func fail(_ error: any Error) {
-        condition.withLock {
-            if self.error == nil { self.error = error }
-            queue = []
-            condition.broadcast()
+        state.withLock(waking: .all) { state in
+            if state.error == nil { state.error = error }
+            state.queue = []
         }
     }
 
     func outcomes() throws -> [SlideOutcome] {
-        try condition.withLock {
-            if let error { throw error }
-            return results.map { $0! }
+        try state.withLock { state in
+            if let error = state.error { throw error }
+            return state.results.map { $0! }
         }
     }
 }

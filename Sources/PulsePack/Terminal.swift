@@ -1,18 +1,29 @@
 import Foundation
 import PulseCommandLine
 import PulseSystem
+import Synchronization
 
 /// Output of the CLI: results to stdout, diagnostics and progress to stderr.
-public final class Terminal: @unchecked Sendable {
-    private let lock = NSLock()
-    private let out: (String) -> Void
-    private let err: (String) -> Void
+public final class Terminal: Sendable {
+    private struct Progress {
+        var drawn = false
+        var lastDrawn: (label: String, filled: Int, done: Int)?
+
+        mutating func clear() {
+            guard drawn else { return }
+            FileHandle.standardError.write(Data("\r\u{1b}[K".utf8))
+            drawn = false
+        }
+    }
+
+    private let out: @Sendable (String) -> Void
+    private let err: @Sendable (String) -> Void
     /// Draw progress bars (stderr is a terminal and not disabled).
     let showsProgress: Bool
-    private var progressDrawn = false
-    private var lastDrawn: (label: String, filled: Int, done: Int)?
+    /// Held while a line is written, so lines and the bar never interleave.
+    private let progressState = Mutex(Progress())
 
-    public init(out: @escaping (String) -> Void, err: @escaping (String) -> Void, showsProgress: Bool) {
+    public init(out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void, showsProgress: Bool) {
         self.out = out
         self.err = err
         self.showsProgress = showsProgress
@@ -26,33 +37,27 @@ public final class Terminal: @unchecked Sendable {
             showsProgress: File.standardError.isTerminal && ProcessInfo.processInfo.environment["TERM"] != "dumb")
     }
 
-    public func print(_ line: String) { lock.withLock { clearProgress(); out(line) } }
-    public func printError(_ line: String) { lock.withLock { clearProgress(); err(line) } }
+    public func print(_ line: String) { progressState.withLock { $0.clear(); out(line) } }
+    public func printError(_ line: String) { progressState.withLock { $0.clear(); err(line) } }
 
     /// Redraws a one-line progress bar: `label [#####.....]  12/22`.
     func progress(_ label: String, done: Int, total: Int) {
         guard showsProgress, total > 0 else { return }
-        lock.withLock {
+        progressState.withLock { state in
             let width = 30
             let filled = done * width / total
             // Redraw when the bar grows, at the end, or every 1% — not once per slide of a long deck.
-            if let last = lastDrawn, last.label == label, last.filled == filled, done != total, done - last.done < max(1, total / 100) {
+            if let last = state.lastDrawn, last.label == label, last.filled == filled, done != total, done - last.done < max(1, total / 100) {
                 return
             }
-            lastDrawn = (label, filled, done)
+            state.lastDrawn = (label, filled, done)
             let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
             FileHandle.standardError.write(Data("\r\(label) [\(bar)] \(done)/\(total)".utf8))
-            progressDrawn = true
+            state.drawn = true
         }
     }
 
-    func endProgress() { lock.withLock { clearProgress() } }
-
-    private func clearProgress() {
-        guard progressDrawn else { return }
-        FileHandle.standardError.write(Data("\r\u{1b}[K".utf8))
-        progressDrawn = false
-    }
+    func endProgress() { progressState.withLock { $0.clear() } }
 }
 
 /// Formatting helpers for summaries.

@@ -11,7 +11,7 @@ import Synchronization
 /// long each time up to 2 s; after it is listening again it reports `.connected`. Notifications sent
 /// while it was away are lost — PostgreSQL keeps none for a listener that is gone — so a caller must
 /// treat a reconnect as "anything may have changed".
-public final class PostgresListener: @unchecked Sendable {
+public final class PostgresListener: Sendable {
     /// One `NOTIFY`.
     public struct Notification: Equatable, Sendable {
         public let channel: String
@@ -62,6 +62,7 @@ public final class PostgresListener: @unchecked Sendable {
 
     /// The thread's state: the connection (touched only by the thread once it runs) and a pipe that
     /// wakes its `poll` to stop.
+    // @unchecked: the connection is touched only by the worker's thread once it runs; the pipe's ends are fixed.
     private final class Worker: @unchecked Sendable {
         let configuration: PostgresConfiguration
         let channels: [String]

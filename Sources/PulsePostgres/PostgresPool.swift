@@ -1,4 +1,5 @@
 import Foundation
+import PulseSystem
 
 /// A bounded pool of connections to one database, so several threads can use it at once without ever
 /// sharing a connection: each `withConnection` call has its connection to itself.
@@ -7,15 +8,17 @@ import Foundation
 /// connection that broke (the server restarted, the network failed) is never handed out again: at
 /// checkout an idle connection is checked without a round trip (`isUsable`) and reconnected
 /// (`PQreset`) when it died while idle; one that failed while in use is closed at checkin.
-public final class PostgresPool: @unchecked Sendable {
+public final class PostgresPool: Sendable {
+    private struct State {
+        var idle: [PostgresConnection] = []
+        var opened = 0
+    }
+
     public let configuration: PostgresConfiguration
     /// Round trips of every connection of this pool.
     public let roundTrips = RoundTripCounter()
     private let capacity: Int
-    private let condition = NSCondition()
-    // Guarded by `condition`.
-    private var idle: [PostgresConnection] = []
-    private var opened = 0
+    private let state = Condition(State())
 
     /// - Parameter capacity: connections at most.
     public init(configuration: PostgresConfiguration, capacity: Int) {
@@ -58,14 +61,16 @@ public final class PostgresPool: @unchecked Sendable {
     }
 
     /// Connections open now (idle or in use).
-    public var openConnections: Int { condition.withLock { opened } }
+    public var openConnections: Int { state.withLock { $0.opened } }
 
     /// A connection, and whether it was (re)connected just now.
     private func checkOut() throws -> (PostgresConnection, fresh: Bool) {
-        condition.lock()
-        while idle.isEmpty && opened >= capacity { condition.wait() }
-        if let connection = idle.popLast() {
-            condition.unlock()
+        let idle = state.wait(until: { !$0.idle.isEmpty || $0.opened < capacity }) { state -> PostgresConnection? in
+            if let connection = state.idle.popLast() { return connection }
+            state.opened += 1
+            return nil
+        }
+        if let connection = idle {
             if connection.isUsable() { return (connection, false) }
             do {
                 try connection.reset()
@@ -75,8 +80,6 @@ public final class PostgresPool: @unchecked Sendable {
                 throw error
             }
         }
-        opened += 1
-        condition.unlock()
         do {
             return (try PostgresConnection(configuration, counter: roundTrips), true)
         } catch {
@@ -92,17 +95,11 @@ public final class PostgresPool: @unchecked Sendable {
             release()  // closed when the last reference goes
             return
         }
-        condition.lock()
-        idle.append(connection)
-        condition.signal()
-        condition.unlock()
+        state.withLock(waking: .one) { $0.idle.append(connection) }
     }
 
     /// Frees the place of a connection that was closed or never opened.
     private func release() {
-        condition.lock()
-        opened -= 1
-        condition.signal()
-        condition.unlock()
+        state.withLock(waking: .one) { $0.opened -= 1 }
     }
 }

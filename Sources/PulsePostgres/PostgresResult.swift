@@ -54,8 +54,6 @@ public struct PostgresRow: Sendable {
         return bytes
     }
 
-    public func optionalBytes(_ column: Int) throws(PostgresError) -> [UInt8]? { isNull(column) ? nil : try bytes(column) }
-
     public func bool(_ column: Int) throws(PostgresError) -> Bool {
         guard case let .bool(flag) = values[column] else { throw mismatch(column, "a boolean") }
         return flag

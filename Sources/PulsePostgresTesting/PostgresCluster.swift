@@ -1,5 +1,6 @@
 import Foundation
 import PulsePostgres
+import Synchronization
 
 /// A throwaway PostgreSQL server for tests: `initdb` in a temporary folder, started on a free port
 /// (TCP on 127.0.0.1 and a Unix socket in the folder), stopped and removed by `destroy()`.
@@ -13,7 +14,7 @@ import PulsePostgres
 /// `PostgresCluster.shared()` is one cluster per test process, created on first use and destroyed
 /// when the process exits; a watcher process (started detached) destroys it too if the test
 /// process dies without exiting (a crash, `kill -9`).
-public final class PostgresCluster: @unchecked Sendable {
+public final class PostgresCluster: Sendable {
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
         init(_ description: String) { self.description = description }
@@ -35,13 +36,12 @@ public final class PostgresCluster: @unchecked Sendable {
     /// The temporary folder: `data/` (the cluster), the socket, `server.log`.
     public let folder: URL
     /// The TCP port on 127.0.0.1 (also the socket's name, `.s.PGSQL.<port>`).
-    public private(set) var port: Int
+    public var port: Int { state.withLock { $0.port } }
     /// The application role's password (random per cluster).
     public let applicationPassword: String
     private let binaries: URL
     private let runAs: String?
-    private let lock = NSLock()
-    private var running = false
+    private let state = Mutex<(port: Int, running: Bool)>((0, false))
 
     public var dataFolder: URL { folder.appendingPathComponent("data") }
     public var socketFolder: String { folder.path }
@@ -54,7 +54,6 @@ public final class PostgresCluster: @unchecked Sendable {
         runAs = geteuid() == 0 ? "postgres" : nil
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("pulse-postgres-\(UUID().uuidString.prefix(8))")
         applicationPassword = UUID().uuidString
-        port = 0
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         do {
             if let runAs { try Self.run(["/bin/chown", runAs, folder.path]) }
@@ -77,18 +76,18 @@ public final class PostgresCluster: @unchecked Sendable {
         // The server outlives pg_ctl: it must not inherit the socket Foundation's Process watches to
         // learn that its child exited, or `run` would wait for the server to stop.
         try runServerTool("pg_ctl", ["-D", dataFolder.path, "-l", logFile.path, "-w", "-t", "60", "-o", "-p \(port)", "start"], closingDescriptors: true)
-        lock.withLock { running = true }
+        state.withLock { $0.running = true }
     }
 
     /// Stops the server (`fast`: open transactions are rolled back, clients are disconnected).
     public func stop(mode: String = "fast") throws {
         try runServerTool("pg_ctl", ["-D", dataFolder.path, "-w", "-t", "60", "-m", mode, "stop"])
-        lock.withLock { running = false }
+        state.withLock { $0.running = false }
     }
 
     /// Stops the server if it runs and removes the folder. Idempotent.
     public func destroy() {
-        if lock.withLock({ running }) { try? stop(mode: "immediate") }
+        if state.withLock({ $0.running }) { try? stop(mode: "immediate") }
         try? FileManager.default.removeItem(at: folder)
     }
 
@@ -111,12 +110,6 @@ public final class PostgresCluster: @unchecked Sendable {
         let admin = try PostgresConnection(try superuser())
         try admin.execute("CREATE DATABASE \"\(name)\" OWNER \(Self.applicationRole)")
         return TestDatabase(cluster: self, name: name, configuration: try PostgresConfiguration(url(database: name)))
-    }
-
-    /// Drops a database, ending its connections first.
-    public func dropDatabase(_ name: String) throws {
-        let admin = try PostgresConnection(try superuser())
-        try admin.execute("DROP DATABASE IF EXISTS \"\(name)\" WITH (FORCE)")
     }
 
     // MARK: - Setup
@@ -150,7 +143,8 @@ public final class PostgresCluster: @unchecked Sendable {
     private func startOnFreePort() throws {
         var lastError: (any Error)?
         for _ in 0..<5 {
-            port = try Self.freePort()
+            let port = try Self.freePort()
+            state.withLock { $0.port = port }
             do {
                 try start()
                 startWatcher()
@@ -243,27 +237,26 @@ public final class PostgresCluster: @unchecked Sendable {
 
     // MARK: - One per process
 
-    nonisolated(unsafe) private static var sharedCluster: Result<PostgresCluster, any Error>?
-    private static let sharedLock = NSLock()
+    private static let sharedCluster = Mutex<Result<PostgresCluster, any Error>?>(nil)
 
     /// The cluster of this test process: started on first use, destroyed at exit.
     public static func shared() throws -> PostgresCluster {
-        try sharedLock.withLock {
-            if let sharedCluster { return try sharedCluster.get() }
+        try sharedCluster.withLock { shared in
+            if let shared { return try shared.get() }
             let result = Result { try PostgresCluster() }
-            sharedCluster = result
+            shared = result
             if case .success = result { atexit { PostgresCluster.destroyShared() } }
             return try result.get()
         }
     }
 
     private static func destroyShared() {
-        if case let .success(cluster)? = sharedCluster { cluster.destroy() }
+        if case let .success(cluster)? = sharedCluster.withLock({ $0 }) { cluster.destroy() }
     }
 }
 
 /// A database of a `PostgresCluster`, owned by the application role.
-public final class TestDatabase: @unchecked Sendable {
+public final class TestDatabase: Sendable {
     public let cluster: PostgresCluster
     public let name: String
     /// The application role over TCP, with its password.

@@ -1,17 +1,20 @@
 import Foundation
+import PulseSystem
 
 /// A small pool of connections to one database file, so several threads can use it at once without
 /// ever sharing a connection: each `withConnection` call has its connection to itself.
 ///
 /// Connections are opened lazily, up to `capacity`; a caller finding none idle waits for one. In WAL
 /// mode readers run in parallel and writers queue on SQLite's write lock (the busy timeout).
-public final class DatabasePool: @unchecked Sendable {
+public final class DatabasePool: Sendable {
+    private struct State {
+        var idle: [Database] = []
+        var opened = 0
+    }
+
     private let open: @Sendable () throws -> Database
     private let capacity: Int
-    private let condition = NSCondition()
-    // Guarded by `condition`.
-    private var idle: [Database] = []
-    private var opened = 0
+    private let state = Condition(State())
 
     /// - Parameters:
     ///   - capacity: connections at most.
@@ -30,21 +33,16 @@ public final class DatabasePool: @unchecked Sendable {
     }
 
     private func checkOut() throws -> Database {
-        condition.lock()
-        while idle.isEmpty && opened >= capacity { condition.wait() }
-        if let database = idle.popLast() {
-            condition.unlock()
-            return database
+        let idle = state.wait(until: { !$0.idle.isEmpty || $0.opened < capacity }) { state -> Database? in
+            if let database = state.idle.popLast() { return database }
+            state.opened += 1
+            return nil
         }
-        opened += 1
-        condition.unlock()
+        if let idle { return idle }
         do {
             return try open()
         } catch {
-            condition.lock()
-            opened -= 1
-            condition.signal()
-            condition.unlock()
+            state.withLock(waking: .one) { $0.opened -= 1 }
             throw error
         }
     }
@@ -52,9 +50,6 @@ public final class DatabasePool: @unchecked Sendable {
     private func checkIn(_ database: Database) {
         // A body that escaped a transaction some other way must not hand an open one to the next caller.
         database.rollback()
-        condition.lock()
-        idle.append(database)
-        condition.signal()
-        condition.unlock()
+        state.withLock(waking: .one) { $0.idle.append(database) }
     }
 }

@@ -150,8 +150,6 @@ public final class Statement {
         return Array(UnsafeRawBufferPointer(start: base, count: count))
     }
 
-    public func optionalBlob(_ column: Int32) -> [UInt8]? { isNull(column) ? nil : blob(column) }
-
     /// Any column as a value.
     public func value(_ column: Int32) -> SQLiteValue {
         switch sqlite3_column_type(pointer, column) {

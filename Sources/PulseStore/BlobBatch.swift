@@ -1,21 +1,25 @@
 import Foundation
 import PulseCrypto
 import PulseSystem
+import Synchronization
 
 /// Blobs written by one build, made visible together: each is written to a temp file in the store's
 /// folder, which a few flusher threads fsync while the caller goes on with its next blob (fsync waits
 /// for the disk; on a disk the flushes of a build then overlap each other and its CPU work). `commit`
 /// waits for every fsync, then renames the blobs to their names and fsyncs the folder once. A crash or
 /// `kill -9` before the rename leaves only `.tmp-*` files, never a blob whose bytes do not match its name.
-public final class BlobBatch: @unchecked Sendable {
+public final class BlobBatch: Sendable {
+    private struct State {
+        /// The blobs staged (or being staged) as `.tmp-<hash>`.
+        var staged: Set<String> = []
+        /// The store's folder, opened at the first `put` (it may not exist before): blobs are checked,
+        /// created and renamed relative to it, without a walk of its path for each.
+        var folder: Folder?
+    }
+
     public let store: BlobStore
-    private let lock = NSLock()
-    /// The blobs staged (or being staged) as `.tmp-<hash>`.
-    private var staged: Set<String> = []
+    private let state = Mutex(State())
     private let flusher = Flusher(threads: 4)
-    /// The store's folder, opened at the first `put` (it may not exist before): blobs are checked,
-    /// created and renamed relative to it, without a walk of its path for each.
-    private var folder: Folder?
 
     public init(store: BlobStore) {
         self.store = store
@@ -27,27 +31,25 @@ public final class BlobBatch: @unchecked Sendable {
         precondition(Hex.isDigestName(hash), "blob name must be a SHA-256 hex digest")
         let folder = try openFolder()
         if folder.sizeOfRegularFile(hash) == bytes.count { return false }
-        let claimed = lock.withLock { () -> Bool in
-            staged.insert(hash).inserted
-        }
+        let claimed = state.withLock { $0.staged.insert(hash).inserted }
         guard claimed else { return false }
         do throws(PathError) {
             let temp = try TempFile.create(".tmp-" + hash, in: folder, with: bytes, mode: 0o444)
             flusher.submit { try StoreError.wrapping { () throws(PathError) in try temp.finish() } }
         } catch {
-            lock.withLock { _ = staged.remove(hash) }
+            _ = state.withLock { $0.staged.remove(hash) }
             throw StoreError(error)
         }
         return true
     }
 
     /// The blobs staged so far.
-    public var hashes: [String] { lock.withLock { Array(staged) } }
+    public var hashes: [String] { state.withLock { Array($0.staged) } }
 
     /// Renames every staged blob into place and fsyncs the folder once.
     public func commit() throws {
         try flusher.finish()
-        let moves = lock.withLock { staged.sorted() }
+        let moves = state.withLock { $0.staged.sorted() }
         if !moves.isEmpty {
             let folder = try openFolder()
             try StoreError.wrapping { () throws(PathError) in
@@ -55,14 +57,14 @@ public final class BlobBatch: @unchecked Sendable {
             }
         }
         try AtomicFile.syncFolder(store.folder)
-        lock.withLock { staged = [] }
+        state.withLock { $0.staged = [] }
     }
 
     private func openFolder() throws -> Folder {
-        try lock.withLock {
-            if let folder { return folder }
+        try state.withLock { state in
+            if let folder = state.folder { return folder }
             let opened = try StoreError.wrapping { () throws(PathError) in try Folder.open(store.folderPath) }
-            folder = opened
+            state.folder = opened
             return opened
         }
     }
@@ -70,9 +72,9 @@ public final class BlobBatch: @unchecked Sendable {
     /// Removes staged temp files (after a failure) and, with `committed`, blobs a failed build created.
     public func discard(committed: [String] = []) {
         _ = try? flusher.finish()
-        lock.withLock {
-            for hash in staged { try? FileSystem.remove(store.path(for: ".tmp-" + hash)) }
-            staged = []
+        state.withLock { state in
+            for hash in state.staged { try? FileSystem.remove(store.path(for: ".tmp-" + hash)) }
+            state.staged = []
         }
         for hash in committed { try? FileSystem.remove(store.path(for: hash)) }
     }
@@ -85,22 +87,29 @@ public final class BlobBatch: @unchecked Sendable {
 /// 300-slide deck) or woken per blob cost more than the flushes. On a disk, flushes wait for it, a
 /// queue builds up and the threads keep running side by side as before. `finish` runs what is left
 /// (with the threads), waits for every flush, ends the threads and throws the first error.
-final class Flusher: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var jobs: [() throws -> Void] = []
-    private var threads = 0
-    /// Threads waiting for a job.
-    private var idle = 0
-    /// Set by `finish`: idle threads end instead of waiting.
-    private var finishing = false
+final class Flusher: Sendable {
+    typealias Job = () throws -> Void
+
+    private struct State {
+        var jobs: [Job] = []
+        var threads = 0
+        /// Threads waiting for a job.
+        var idle = 0
+        /// Set by `finish`: idle threads end instead of waiting.
+        var finishing = false
+        var error: (any Error)?
+        /// Threads started so far (for tests).
+        var threadsStarted = 0
+    }
+
+    private let state = Condition(State())
     private let maximumThreads: Int
     private let linger: TimeInterval
-    private var error: (any Error)?
-    /// Threads started so far (for tests).
-    private(set) var threadsStarted = 0
-
     /// Flushes queued before a thread is started or woken.
     private let batch: Int
+
+    /// Threads started so far (for tests).
+    var threadsStarted: Int { state.withLock { $0.threadsStarted } }
 
     init(threads: Int, batch: Int = 16, linger: TimeInterval = 1) {
         maximumThreads = threads
@@ -108,73 +117,71 @@ final class Flusher: @unchecked Sendable {
         self.linger = linger
     }
 
-    func submit(_ job: @escaping () throws -> Void) {
-        condition.withLock {
-            jobs.append(job)
-            guard jobs.count >= batch else { return }
-            if idle > 0 {
-                condition.signal()
-            } else if threads < maximumThreads {
-                startThread()
-            }
+    func submit(_ job: @escaping Job) {
+        let wake = state.withLock { state -> Bool in
+            state.jobs.append(job)
+            guard state.jobs.count >= batch else { return false }
+            if state.idle > 0 { return true }
+            if state.threads < maximumThreads { startThread(&state) }
+            return false
         }
+        if wake { state.wake(.one) }
     }
 
     func finish() throws {
-        condition.lock()
-        finishing = true
-        // Flushes fewer than a batch wait for no thread: start threads for them (on a disk each fsync
-        // waits for it, so they run side by side) and run them here as well.
-        let missing = min(maximumThreads - threads, jobs.count - idle)
-        for _ in 0..<max(missing, 0) { startThread() }
-        condition.broadcast()
-        while !jobs.isEmpty {
-            let job = jobs.removeFirst()
-            condition.unlock()
-            run(job)
-            condition.lock()
+        state.withLock(waking: .all) { state in
+            state.finishing = true
+            // Flushes fewer than a batch wait for no thread: start threads for them (on a disk each fsync
+            // waits for it, so they run side by side) and run them here as well.
+            let missing = min(maximumThreads - state.threads, state.jobs.count - state.idle)
+            for _ in 0..<max(missing, 0) { startThread(&state) }
         }
-        while threads > 0 { condition.wait() }
-        finishing = false
-        defer {
-            error = nil
-            condition.unlock()
+        while let job = state.withLock({ $0.jobs.isEmpty ? nil : $0.jobs.removeFirst() }) { run(job) }
+        let error = state.wait(until: { $0.threads == 0 }) { state -> (any Error)? in
+            state.finishing = false
+            defer { state.error = nil }
+            return state.error
         }
         if let error { throw error }
     }
 
-    /// With the lock held.
-    private func startThread() {
-        threads += 1
-        threadsStarted += 1
+    /// With the state locked.
+    private func startThread(_ state: inout State) {
+        state.threads += 1
+        state.threadsStarted += 1
         Thread { self.work() }.start()
     }
 
     private func work() {
-        condition.lock()
-        while true {
-            if jobs.isEmpty {
-                guard !finishing else { break }
-                idle += 1
-                let deadline = Date(timeIntervalSinceNow: linger)
-                while jobs.isEmpty && !finishing && condition.wait(until: deadline) {}
-                idle -= 1
-                if jobs.isEmpty { break }
-            }
-            let job = jobs.removeFirst()
-            condition.unlock()
-            run(job)
-            condition.lock()
+        while let job = nextJob() { run(job) }
+        state.withLock(waking: .all) { $0.threads -= 1 }
+    }
+
+    /// The next job, waiting up to `linger` for one while idle; nil when there is none (finishing, or the
+    /// wait ran out: the thread ends).
+    private func nextJob() -> Job? {
+        enum Next { case run(Job), wait, end }
+        let next = state.withLock { state -> Next in
+            if !state.jobs.isEmpty { return .run(state.jobs.removeFirst()) }
+            if state.finishing { return .end }
+            state.idle += 1
+            return .wait
         }
-        threads -= 1
-        condition.broadcast()
-        condition.unlock()
+        switch next {
+        case let .run(job): return job
+        case .end: return nil
+        case .wait:
+            return state.wait(until: { !$0.jobs.isEmpty || $0.finishing }, timeout: linger) { state -> Job? in
+                state.idle -= 1
+                return state.jobs.isEmpty ? nil : state.jobs.removeFirst()
+            }
+        }
     }
 
     /// Runs `job` outside the lock and keeps its error if it is the first.
     private func run(_ job: () throws -> Void) {
         var failure: (any Error)?
         do { try job() } catch { failure = error }
-        if let failure { condition.withLock { if error == nil { error = failure } } }
+        if let failure { state.withLock { if $0.error == nil { $0.error = failure } } }
     }
 }

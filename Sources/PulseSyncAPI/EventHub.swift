@@ -2,6 +2,8 @@ import Foundation
 import PulseCore
 import PulseHTTPServer
 import PulseServerStorage
+import PulseSystem
+import Synchronization
 
 /// The one fan-out of Server-Sent Events in a process: every open `GET /api/sync/events` stream, by
 /// session, fed by one watcher thread.
@@ -23,7 +25,7 @@ import PulseServerStorage
 ///
 /// Each event is formatted once per change and written to every stream with one `send` (a resume of a
 /// suspended connection; no thread per stream). A revoked device's streams are closed.
-public final class EventHub: @unchecked Sendable {
+public final class EventHub: Sendable {
     private struct Subscriber {
         let stream: HTTPEventStream
         let deviceId: String
@@ -49,20 +51,18 @@ public final class EventHub: @unchecked Sendable {
     let configuration: SyncConfiguration
     let clock: @Sendable () -> Double
     let alarm: @Sendable (String) -> Void
-    private let lock = NSLock()
-    // Guarded by `lock`.
-    private var watched: [String: Watched] = [:]
-    private var generation: StorageGeneration?
-    private var count = 0
-    /// Streams open per registration token (listing id), across sessions.
-    private var byToken: [String: Int] = [:]
-    // Guarded by `wake`.
-    private let wake = NSCondition()
-    private var poked = false
-    private var running = false
+    private struct State {
+        var watched: [String: Watched] = [:]
+        var generation: StorageGeneration?
+        var count = 0
+        /// Streams open per registration token (listing id), across sessions.
+        var byToken: [String: Int] = [:]
+    }
+    private let state = Mutex(State())
+    private let wake = Condition((poked: false, running: false))
     private let finished = DispatchSemaphore(value: 0)
-    private var lastPrune: Double = 0
-    private var lastAlarm: String?
+    /// The watcher thread's own (in a Mutex only because the hub is shared).
+    private let watcher = Mutex((lastPrune: 0.0, lastAlarm: String?.none))
 
     init(cache: SyncCache, configuration: SyncConfiguration, clock: @escaping @Sendable () -> Double, alarm: @escaping @Sendable (String) -> Void) {
         self.cache = cache
@@ -71,20 +71,20 @@ public final class EventHub: @unchecked Sendable {
         self.alarm = alarm
     }
 
-    var streamCount: Int { lock.withLock { count } }
+    var streamCount: Int { state.withLock { $0.count } }
 
     /// Streams open on session `id`.
-    public func streamCount(session id: String) -> Int { lock.withLock { watched[id]?.subscribers.count ?? 0 } }
+    public func streamCount(session id: String) -> Int { state.withLock { $0.watched[id]?.subscribers.count ?? 0 } }
 
     /// Streams open by the devices of registration token `listingId`.
-    func streamCount(token listingId: String) -> Int { lock.withLock { byToken[listingId] ?? 0 } }
+    func streamCount(token listingId: String) -> Int { state.withLock { $0.byToken[listingId] ?? 0 } }
 
     // MARK: The watcher thread
 
     func start() {
-        let started: Bool = wake.withLock {
-            defer { running = true }
-            return running
+        let started: Bool = wake.withLock { wake in
+            defer { wake.running = true }
+            return wake.running
         }
         guard !started else { return }
         // Woken by the listener's thread, so an advance through another instance costs no polling delay.
@@ -92,12 +92,9 @@ public final class EventHub: @unchecked Sendable {
             if !kinds.isDisjoint(with: [.sessions, .content, .devices]) { self?.poke() }
         }
         let thread = Thread { [self] in
-            while wake.withLock({ running }) {
+            while wake.withLock({ $0.running }) {
                 tick()
-                wake.lock()
-                if !poked && running { _ = wake.wait(until: Date().addingTimeInterval(configuration.eventPollSeconds)) }
-                poked = false
-                wake.unlock()
+                wake.wait(until: { $0.poked || !$0.running }, timeout: configuration.eventPollSeconds) { $0.poked = false }
             }
             finished.signal()
         }
@@ -106,19 +103,16 @@ public final class EventHub: @unchecked Sendable {
     }
 
     func stop() {
-        let wasRunning: Bool = wake.withLock {
-            defer { running = false; wake.broadcast() }
-            return running
+        let wasRunning: Bool = wake.withLock(waking: .all) { wake in
+            defer { wake.running = false }
+            return wake.running
         }
         if wasRunning { _ = finished.wait(timeout: .now() + 5) }
     }
 
     /// Look at storage now (this process just changed something).
     public func poke() {
-        wake.withLock {
-            poked = true
-            wake.signal()
-        }
+        wake.withLock(waking: .one) { $0.poked = true }
     }
 
     // MARK: Streams
@@ -137,9 +131,9 @@ public final class EventHub: @unchecked Sendable {
         _ stream: HTTPEventStream, device: String, session id: String, lastEventId: Int64?, token: String? = nil, maxStreams: Int = .max
     ) throws -> Bool {
         var extra: [HTTPEventStream] = []
-        let accepted: Bool = try lock.withLock {
-            let mine = watched[id]?.byDevice[device] ?? []
-            let full = token.map { (byToken[$0] ?? 0) >= maxStreams } ?? false
+        let accepted: Bool = try state.withLock { state in
+            let mine = state.watched[id]?.byDevice[device] ?? []
+            let full = token.map { (state.byToken[$0] ?? 0) >= maxStreams } ?? false
             if full && mine.isEmpty { return false }
             // Read storage itself (not the cache): the sequence must be at least the watcher's cursor.
             guard let session = try cache.storage.session(id: id) else { stream.close(); return true }
@@ -162,22 +156,22 @@ public final class EventHub: @unchecked Sendable {
 
             // Taken out of the dictionary while it changes, so its subscribers are never copied (10,000
             // streams opening one after the other would copy them 10,000 times).
-            var entry = watched.removeValue(forKey: id) ?? Watched(cursor: sequence, nextClockChange: nil)
+            var entry = state.watched.removeValue(forKey: id) ?? Watched(cursor: sequence, nextClockChange: nil)
             if entry.subscribers.isEmpty, let content = try cache.content(id) {
                 entry.nextClockChange = Self.nextClockChange(content, now: now)
             }
             let key = ObjectIdentifier(stream)
             entry.subscribers[key] = Subscriber(stream: stream, deviceId: device, token: token, sequence: sequence, manifest: version)
             entry.byDevice[device, default: []].append(key)
-            count += 1
-            if let token { byToken[token, default: 0] += 1 }
+            state.count += 1
+            if let token { state.byToken[token, default: 0] += 1 }
             // A device holds a few streams at most, the oldest go; when its token is at its cap, the new stream
             // replaces its oldest one (a reconnect), so the token's count does not grow.
             let allowed = full ? min(mine.count, configuration.streamsPerDevice) : configuration.streamsPerDevice
             if let held = entry.byDevice[device], held.count > allowed {
                 extra = held.prefix(held.count - allowed).compactMap { entry.subscribers[$0]?.stream }
             }
-            watched[id] = entry
+            state.watched[id] = entry
             return true
         }
         for old in extra { old.close() }
@@ -186,15 +180,15 @@ public final class EventHub: @unchecked Sendable {
 
     /// The stream ended (its `onEnd`).
     func remove(_ stream: HTTPEventStream, session id: String) {
-        lock.withLock {
+        state.withLock { state in
             let key = ObjectIdentifier(stream)
-            guard var entry = watched.removeValue(forKey: id) else { return }
-            defer { if !entry.subscribers.isEmpty { watched[id] = entry } }
+            guard var entry = state.watched.removeValue(forKey: id) else { return }
+            defer { if !entry.subscribers.isEmpty { state.watched[id] = entry } }
             guard let subscriber = entry.subscribers.removeValue(forKey: key) else { return }
-            count -= 1
+            state.count -= 1
             if let token = subscriber.token {
-                byToken[token] = (byToken[token] ?? 1) - 1
-                if byToken[token] ?? 0 <= 0 { byToken[token] = nil }
+                state.byToken[token] = (state.byToken[token] ?? 1) - 1
+                if state.byToken[token] ?? 0 <= 0 { state.byToken[token] = nil }
             }
             entry.byDevice[subscriber.deviceId]?.removeAll { $0 == key }
             if entry.byDevice[subscriber.deviceId]?.isEmpty == true { entry.byDevice[subscriber.deviceId] = nil }
@@ -207,11 +201,11 @@ public final class EventHub: @unchecked Sendable {
     func tick() {
         do {
             try deliver()
-            lastAlarm = nil
+            watcher.withLock { $0.lastAlarm = nil }
         } catch {
             let message = "event hub: \(error)"
-            if message != lastAlarm { alarm(message) }
-            lastAlarm = message
+            if message != watcher.withLock({ $0.lastAlarm }) { alarm(message) }
+            watcher.withLock { $0.lastAlarm = message }
         }
     }
 
@@ -219,13 +213,13 @@ public final class EventHub: @unchecked Sendable {
         let current = try cache.revalidate()
         let now = clock()
         let second = Int64(now.rounded(.down))
-        if now - lastPrune > 60 {
-            lastPrune = now
+        if now - watcher.withLock({ $0.lastPrune }) > 60 {
+            watcher.withLock { $0.lastPrune = now }
             try cache.storage.pruneReplayKeys(at: second)
         }
-        let (previous, sessions) = lock.withLock { () -> (StorageGeneration?, [(String, Int64, Int64?)]) in
-            defer { generation = current }
-            return (generation, watched.map { ($0.key, $0.value.cursor, $0.value.nextClockChange) })
+        let (previous, sessions) = state.withLock { state -> (StorageGeneration?, [(String, Int64, Int64?)]) in
+            defer { state.generation = current }
+            return (state.generation, state.watched.map { ($0.key, $0.value.cursor, $0.value.nextClockChange) })
         }
         let moved = previous?.sessions != current.sessions || previous?.content != current.content
         for (id, cursor, clockDue) in sessions where moved || (clockDue.map { second >= $0 } ?? false) {
@@ -244,9 +238,9 @@ public final class EventHub: @unchecked Sendable {
         let manifest = Self.event("manifest", id: last, data: ["packageVersion": .string(version), "deckVersion": .int(session.deckVersion)])
         let nextClock = try cache.content(id).flatMap { Self.nextClockChange($0, now: now) }
         var outgoing: [(HTTPEventStream, [UInt8])] = []
-        lock.withLock {
-            guard var entry = watched.removeValue(forKey: id) else { return }
-            defer { watched[id] = entry }
+        state.withLock { state in
+            guard var entry = state.watched.removeValue(forKey: id) else { return }
+            defer { state.watched[id] = entry }
             entry.cursor = max(entry.cursor, last)
             entry.nextClockChange = nextClock
             for (key, var subscriber) in entry.subscribers {
@@ -266,7 +260,7 @@ public final class EventHub: @unchecked Sendable {
 
     /// Closes the streams of devices that were revoked (or vanished).
     private func closeRevoked() throws {
-        let subscribers = lock.withLock { watched.values.flatMap { $0.subscribers.values } }
+        let subscribers = state.withLock { $0.watched.values.flatMap { $0.subscribers.values } }
         var verdicts: [String: Bool] = [:]
         for subscriber in subscribers {
             let revoked = try verdicts[subscriber.deviceId] ?? (cache.device(subscriber.deviceId).map(\.record.isRevoked) ?? true)

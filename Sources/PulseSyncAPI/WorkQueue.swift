@@ -1,4 +1,5 @@
 import Foundation
+import PulseSystem
 
 /// A few threads that run the requests which write (enroll, diag, staff changes) off the server's event
 /// loops: a commit waits for an fsync (synchronous=FULL), and a server thread waiting for it would hold
@@ -7,13 +8,14 @@ import Foundation
 ///
 /// Bounded: past `maxQueued` waiting jobs `submit` refuses (the route answers 503 with Retry-After),
 /// rather than letting a burst queue minutes of work.
-final class WorkQueue: @unchecked Sendable {
-    private let condition = NSCondition()
-    // Guarded by `condition`.
-    private var jobs: [@Sendable () -> Void] = []
-    private var head = 0
-    private var stopping = false
-    private var running = 0
+final class WorkQueue: Sendable {
+    private struct State {
+        var jobs: [@Sendable () -> Void] = []
+        var head = 0
+        var stopping = false
+        var running = 0
+    }
+    private let state = Condition(State())
     let maxQueued: Int
 
     init(threads: Int, maxQueued: Int, name: String) {
@@ -27,47 +29,35 @@ final class WorkQueue: @unchecked Sendable {
 
     /// Queues `job`; false when the queue is full or stopping.
     func submit(_ job: @escaping @Sendable () -> Void) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        guard !stopping, jobs.count - head < maxQueued else { return false }
-        jobs.append(job)
-        condition.signal()
-        return true
+        state.withLock(waking: .one) { state in
+            guard !state.stopping, state.jobs.count - state.head < maxQueued else { return false }
+            state.jobs.append(job)
+            return true
+        }
     }
 
     /// Runs what is queued, then ends the threads; waits up to `seconds` for the jobs to finish.
     func drain(within seconds: Double) {
-        let deadline = Date().addingTimeInterval(seconds)
-        condition.lock()
-        stopping = true
-        condition.broadcast()
-        while jobs.count - head > 0 || running > 0 {
-            if !condition.wait(until: deadline) { break }
-        }
-        condition.unlock()
+        state.withLock(waking: .all) { $0.stopping = true }
+        state.wait(until: { $0.jobs.count - $0.head == 0 && $0.running == 0 }, timeout: seconds) { _ in }
     }
 
     private func work() {
         while true {
-            condition.lock()
-            while jobs.count - head == 0 && !stopping { condition.wait() }
-            if jobs.count - head == 0 {
-                condition.unlock()
-                return
+            let next = state.wait(until: { $0.jobs.count - $0.head > 0 || $0.stopping }) { state -> (@Sendable () -> Void)? in
+                if state.jobs.count - state.head == 0 { return nil }
+                let job = state.jobs[state.head]
+                state.head += 1
+                if state.head > 1024 && state.head * 2 > state.jobs.count {
+                    state.jobs.removeFirst(state.head)
+                    state.head = 0
+                }
+                state.running += 1
+                return job
             }
-            let job = jobs[head]
-            head += 1
-            if head > 1024 && head * 2 > jobs.count {
-                jobs.removeFirst(head)
-                head = 0
-            }
-            running += 1
-            condition.unlock()
+            guard let job = next else { return }
             job()
-            condition.lock()
-            running -= 1
-            condition.broadcast()
-            condition.unlock()
+            state.withLock(waking: .all) { $0.running -= 1 }
         }
     }
 }

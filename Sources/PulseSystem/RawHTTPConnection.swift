@@ -13,6 +13,7 @@ import Glibc
 /// is idle. `shutdown()` may be called from another thread to end a blocked read; nothing else may.
 ///
 /// Every socket call and pointer lives here, as the wrappers' rule asks.
+// @unchecked: owns a socket used by one thread at a time; only `shutdown()` may come from another (documented).
 public final class RawHTTPConnection: @unchecked Sendable {
     /// Why a connection or an exchange failed; the text says what and where.
     public struct Failure: Error, CustomStringConvertible, Sendable {
@@ -20,11 +21,12 @@ public final class RawHTTPConnection: @unchecked Sendable {
         public init(_ description: String) { self.description = description }
     }
 
-    private var fd: Int32
-    private var pending: [UInt8] = []
+    // Internal for the test-only helpers (Tests/PulseSystemTesting).
+    var fd: Int32
+    var pending: [UInt8] = []
     private let host: String
     private let port: Int
-    private let peer: String
+    let peer: String
 
     /// Connects to `host:port` (a name, an IPv4 or an IPv6 address), with `timeout` seconds for the
     /// connection and for each read and send; from the local address `source` if given (another loopback
@@ -150,14 +152,6 @@ public final class RawHTTPConnection: @unchecked Sendable {
     /// Sends `text` as it is (UTF-8).
     public func send(_ text: String) throws { try send(Array(text.utf8)) }
 
-    /// Sends what the socket takes at once, without waiting: the number of bytes sent, 0 when the socket's
-    /// buffer is full or the connection is gone (for a client that trickles bytes over many connections).
-    public func sendWithoutWaiting(_ bytes: [UInt8]) -> Int {
-        guard fd >= 0 else { return 0 }
-        let sent = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-        return max(sent, 0)
-    }
-
     /// Reads one response: its head, then a `Content-Length` or chunked body, or (with neither) everything
     /// until the server closes. No body for `bodyless` (a HEAD), 1xx, 204 and 304.
     public func readResponse(bodyless: Bool = false) throws -> RawHTTPResponse {
@@ -271,22 +265,6 @@ public final class RawHTTPConnection: @unchecked Sendable {
         return try readChunk(into: &framing)
     }
 
-    /// Everything that arrives until nothing more has come for `seconds` (what was read already included):
-    /// for checks that a server sent nothing more.
-    public func readUntilQuiet(seconds: Double) throws -> [UInt8] {
-        guard fd >= 0 else { throw Failure("connection to \(peer) is closed") }
-        var bytes = pending
-        pending = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        var waiting = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        while poll(&waiting, 1, Int32(seconds * 1000)) > 0 {
-            let got = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if got <= 0 { break }
-            bytes += chunk[..<got]
-        }
-        return bytes
-    }
-
     /// True when the server has closed the connection (a read ends or is reset) within the read timeout; false
     /// when something arrives first (kept for the next read) or nothing does.
     public func isClosedByPeer() -> Bool {
@@ -295,14 +273,6 @@ public final class RawHTTPConnection: @unchecked Sendable {
         var byte: UInt8 = 0
         let got = recv(fd, &byte, 1, 0)
         if got == 1 { pending.append(byte) }
-        return got == 0 || (got < 0 && errno == ECONNRESET)
-    }
-
-    /// True when the server has closed the connection already, without waiting (nothing is read).
-    public func isClosedNow() -> Bool {
-        guard fd >= 0 else { return true }
-        var byte: UInt8 = 0
-        let got = recv(fd, &byte, 1, Int32(MSG_DONTWAIT | MSG_PEEK))
         return got == 0 || (got < 0 && errno == ECONNRESET)
     }
 

@@ -12,6 +12,7 @@ import Foundation
 import PulseCommandLine
 import PulseCrypto
 import PulseSystem
+import Synchronization
 
 /// The options, declared once like every Pulse tool's: `--help`, `--version`, and one clear line for a typo.
 let command = Command(
@@ -59,21 +60,27 @@ if count > 0 {
     exit(failed == 0 ? 0 : 1)
 }
 
-final class Counter: @unchecked Sendable {
-    let lock = NSLock()
-    var verified = 0
-    var failed = 0
-    /// Sum over threads of verifies per second of that thread's CPU time: how fast the code is
-    /// when it gets a core, whatever else shares the machine (Scripts/bench/verify compares the
-    /// wall-clock rate, per_second, with openssl).
-    var perCPUSecond = 0.0
-    func add(_ verified: Int, _ failed: Int, cpuSeconds: Double) {
-        lock.lock()
-        self.verified += verified
-        self.failed += failed
-        perCPUSecond += Double(verified) / cpuSeconds
-        lock.unlock()
+final class Counter: Sendable {
+    struct Totals {
+        var verified = 0
+        var failed = 0
+        /// Sum over threads of verifies per second of that thread's CPU time: how fast the code is
+        /// when it gets a core, whatever else shares the machine (Scripts/bench/verify compares the
+        /// wall-clock rate, per_second, with openssl).
+        var perCPUSecond = 0.0
     }
+
+    private let state = Mutex(Totals())
+
+    func add(_ verified: Int, _ failed: Int, cpuSeconds: Double) {
+        state.withLock { totals in
+            totals.verified += verified
+            totals.failed += failed
+            totals.perCPUSecond += Double(verified) / cpuSeconds
+        }
+    }
+
+    var totals: Totals { state.withLock { $0 } }
 }
 
 /// CPU time used by the calling thread, in seconds.
@@ -104,10 +111,11 @@ for worker in 0..<threads {
 }
 group.wait()
 let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-guard counter.failed == 0 else {
-    FileHandle.standardError.write(Data("pulse-bench-verify: \(counter.failed) valid signatures did not verify\n".utf8))
+let totals = counter.totals
+guard totals.failed == 0 else {
+    FileHandle.standardError.write(Data("pulse-bench-verify: \(totals.failed) valid signatures did not verify\n".utf8))
     exit(1)
 }
-print("threads=\(threads) seconds=\(String(format: "%.2f", elapsed)) verifies=\(counter.verified)"
-      + " per_second=\(String(format: "%.0f", Double(counter.verified) / elapsed))"
-      + " per_cpu_second=\(String(format: "%.0f", counter.perCPUSecond))")
+print("threads=\(threads) seconds=\(String(format: "%.2f", elapsed)) verifies=\(totals.verified)"
+      + " per_second=\(String(format: "%.0f", Double(totals.verified) / elapsed))"
+      + " per_cpu_second=\(String(format: "%.0f", totals.perCPUSecond))")

@@ -1,6 +1,7 @@
 import Foundation
 import PulseHTTPServer
 import PulseSystem
+import PulseSystemTesting
 import Synchronization
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import PulseCrypto
 import PulseHTTPServer
 import PulseSystem
+import PulseSystemTesting
 import Testing
 @testable import PulseOrigin
 

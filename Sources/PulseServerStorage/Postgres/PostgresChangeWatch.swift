@@ -1,5 +1,6 @@
 import Foundation
 import PulsePostgres
+import PulseSystem
 import Synchronization
 
 extension PostgresStorage {
@@ -14,12 +15,9 @@ extension PostgresStorage {
         /// What the listener's thread and the callers share.
         private final class State: Sendable {
             let generation = Mutex(StorageGeneration(0))
-            /// Synchronization tokens sent and whether they came back; guarded by `arrivals`.
-            let pending = Mutex<[String: Bool]>([:])
-            /// Whether the listener listens now; guarded by `arrivals`.
-            let listening = Mutex<Bool>(true)
-            /// Signalled when a synchronization token arrives and when the listener connects or disconnects.
-            let arrivals = NSCondition()
+            /// Synchronization tokens sent and whether they came back, and whether the listener listens now;
+            /// waiters are woken when a token arrives and when the listener connects or disconnects.
+            let arrivals = Condition((pending: [String: Bool](), listening: true))
             /// Called after a notification moved the generation (`observeChanges`).
             let observers = Mutex<[@Sendable (StorageGeneration.Kinds) -> Void]>([])
 
@@ -55,10 +53,7 @@ extension PostgresStorage {
                 switch event {
                 case let .notification(notification) where notification.payload.hasPrefix(Self.syncPrefix):
                     let token = String(notification.payload.dropFirst(Self.syncPrefix.count))
-                    state.arrivals.withLock {
-                        state.pending.withLock { if $0[token] != nil { $0[token] = true } }
-                        state.arrivals.broadcast()
-                    }
+                    state.arrivals.withLock(waking: .all) { if $0.pending[token] != nil { $0.pending[token] = true } }
                 case let .notification(notification):
                     let kinds = Self.kinds(of: notification.payload)
                     state.bump(kinds)  // a change by any instance
@@ -67,16 +62,10 @@ extension PostgresStorage {
                     // Listening again: anything may have changed meanwhile.
                     state.bump(Self.everything)
                     state.announce(Self.everything)
-                    state.arrivals.withLock {
-                        state.listening.withLock { $0 = true }
-                        state.arrivals.broadcast()
-                    }
+                    state.arrivals.withLock(waking: .all) { $0.listening = true }
                 case .disconnected:
                     // `current()` sees `isConnected` false from now on.
-                    state.arrivals.withLock {
-                        state.listening.withLock { $0 = false }
-                        state.arrivals.broadcast()
-                    }
+                    state.arrivals.withLock(waking: .all) { $0.listening = false }
                 }
             }
         }
@@ -124,25 +113,20 @@ extension PostgresStorage {
             let deadline = Date().addingTimeInterval(timeout)
             while true {
                 let token = UUID().uuidString
-                state.pending.withLock { $0[token] = false }
-                defer { _ = state.pending.withLock { $0.removeValue(forKey: token) } }
-                guard waitUntil(deadline, { state.listening.withLock { $0 } }) else { return false }
+                state.arrivals.withLock { $0.pending[token] = false }
+                defer { _ = state.arrivals.withLock { $0.pending.removeValue(forKey: token) } }
+                guard waitUntil(deadline, { $0.listening }) else { return false }
                 try send(Self.syncPrefix + token)
-                let answered = waitUntil(deadline) { state.pending.withLock { $0[token] } == true || !state.listening.withLock { $0 } }
-                if state.pending.withLock({ $0[token] }) == true { return true }
+                let answered = waitUntil(deadline) { $0.pending[token] == true || !$0.listening }
+                if state.arrivals.withLock({ $0.pending[token] }) == true { return true }
                 guard answered else { return false }
                 // The listener went away after the token was sent: it may be lost; send another.
             }
         }
 
         /// Waits on `arrivals` until `condition` holds; false when `deadline` passed first.
-        private func waitUntil(_ deadline: Date, _ condition: () -> Bool) -> Bool {
-            state.arrivals.lock()
-            defer { state.arrivals.unlock() }
-            while !condition() {
-                guard state.arrivals.wait(until: deadline) else { return condition() }
-            }
-            return true
+        private func waitUntil(_ deadline: Date, _ condition: ((pending: [String: Bool], listening: Bool)) -> Bool) -> Bool {
+            state.arrivals.wait(until: condition, timeout: deadline.timeIntervalSinceNow) { condition($0) }
         }
     }
 }

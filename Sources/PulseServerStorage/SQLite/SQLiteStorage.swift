@@ -1,5 +1,6 @@
 import Foundation
 import PulseSQLite
+import PulseSystem
 import Synchronization
 
 /// `ServerStorage` on one SQLite file (WAL, synchronous=FULL): a pool of connections for requests,
@@ -9,7 +10,7 @@ public final class SQLiteStorage: ServerStorage {
     private let watcher: Mutex<Watcher>
     /// Writers of this process queue here rather than in SQLite's busy handler, which polls with sleeps
     /// of 1 to 100 ms: under contention a writer could sleep past the moment the lock was free.
-    private let writers = NSLock()
+    private let writers = Condition(())
     /// The database file.
     public let path: String
     /// Rate limits live in this process: one box, one SQLite file (see `takeRateToken`).
@@ -82,7 +83,7 @@ public final class SQLiteStorage: ServerStorage {
     /// must see calls `bumpGeneration`.
     func write<T>(_ body: (Database) throws -> T) throws -> T {
         try Self.mapped {
-            try pool.withConnection { database in try writers.withLock { try database.transaction(.immediate, body) } }
+            try pool.withConnection { database in try writers.withLock { _ in try database.transaction(.immediate, body) } }
         }
     }
 
