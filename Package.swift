@@ -55,9 +55,9 @@ let package = Package(
         target("PulsePostgresTesting", ["PulsePostgres"]),
 
         // Pure-Swift domain.
-        target("PulseCore", ["PulseCrypto", "PulseCommandLine"]),  // PulseCommandLine: Suggestion for unknown fields
+        target("PulseCore", ["PulseCrypto"]),
         target("PulseStore", ["PulseCore", "PulseCrypto", "PulseSystem"]),
-        target("PulseCommandLine", []),
+        target("PulseCommandLine", ["PulseCore"]),  // declared commands, typed options, one console and progress bar for every tool
         target("PulseHTML", ["PulseQR"]),  // the typed HTML/SVG builder (and QR codes as SVG nodes): text escaped by construction (docs/building-blocks.md)
         target("PulseMetrics", []),  // Prometheus registry: lock-free counters, gauges, histograms; /proc/self
         target("PulseAge", ["PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine", "PulseSystem"]),
@@ -89,7 +89,7 @@ let package = Package(
 
         testTarget("PulseCryptoTests", ["PulseCrypto", "PulseCore"]),
         testTarget("PulseCoreTests", ["PulseCore"]),
-        testTarget("PulseCommandLineTests", ["PulseCommandLine"]),
+        testTarget("PulseCommandLineTests", ["PulseCommandLine", "PulseCore"]),
         testTarget("PulseHTMLTests", ["PulseHTML"]),
         testTarget("PulseQRTests", ["PulseQR", "PulseHTML"]),
         testTarget("PulseMetricsTests", ["PulseMetrics"]),

@@ -1,4 +1,5 @@
 import Foundation
+import PulseCore
 
 /// Parses arguments against a `Command` tree and runs the selected command.
 public enum CommandLineTool {

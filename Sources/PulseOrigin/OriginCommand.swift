@@ -1,5 +1,6 @@
 import Foundation
 import PulseCommandLine
+import PulseCore
 import PulseHTTPServer
 import PulseSystem
 

@@ -1,5 +1,6 @@
 import Foundation
 import PulseCommandLine
+import PulseCore
 import PulseSystem
 
 /// Output of the CLI: results to stdout, diagnostics and progress to stderr.

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import PulseCommandLine
+import PulseCore
 
 struct CommandLineToolTests {
     let command = Command(
