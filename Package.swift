@@ -57,15 +57,13 @@ let package = Package(
         // Pure-Swift domain.
         target("PulseCore", ["PulseCrypto"]),
         target("PulseStore", ["PulseCore", "PulseCrypto", "PulseSystem"]),
-        target("PulseCommandLine", ["PulseCore"]),  // declared commands, typed options, one console and progress bar for every tool
+        target("PulseCommandLine", ["PulseCore", "PulseSystem"]),  // declared commands, typed options, one console and progress bar for every tool
         target("PulseHTML", ["PulseQR"]),  // the typed HTML/SVG builder (and QR codes as SVG nodes): text escaped by construction (docs/building-blocks.md)
         target("PulseMetrics", []),  // Prometheus registry: lock-free counters, gauges, histograms; /proc/self
-        target("PulseAge", ["PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine", "PulseSystem"]),
-        target("PulseOps", ["PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine", "PulseSystem"]),
+        target("PulseAge", ["PulseCrypto"]),  // the age file format (sealed key tables are PulsePack's)
+        target("PulseOps", ["PulseCore", "PulseStore", "PulseCrypto", "PulseSystem"]),
         target("PulseOrigin", ["PulseHTTPServer", "PulseStore", "PulseCore", "PulseCrypto", "PulseCommandLine", "PulseSystem"]),
-        target("PulsePack", [
-            "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseImage", "PulseCommandLine", "PulseAge", "PulseSystem",
-        ]),
+        target("PulsePack", ["PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseImage", "PulseAge", "PulseSystem"]),
         target("PulseServer", [
             "PulseSQLite", "PulsePostgres", "PulseCore", "PulseCrypto", "PulseStore", "PulseAge", "PulseCommandLine", "PulseHTTPServer",
             "PulseOrigin", "PulseSystem",
@@ -73,11 +71,14 @@ let package = Package(
         // The reference app client (an app could embed it; the key behind `DeviceKey`), and the contract suite.
         target("PulseDevice", ["PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine", "PulseSystem"]),
         target("PulseConformance", ["PulseDevice", "PulseCrypto", "PulseCore", "PulseCommandLine", "PulseSystem"]),
+        // The command lines, one module per tool (restic's cmd/ apart from internal/): options, help, output.
+        target("PulseOpsCLI", ["PulseOps", "PulseCore", "PulseStore", "PulseCommandLine", "PulseSystem"]),
+        target("PulsePackCLI", ["PulsePack", "PulseAge", "PulseCore", "PulseStore", "PulsePDF", "PulseCommandLine", "PulseSystem"]),
 
         // Thin executables: parse arguments, call a library.
-        .executableTarget(name: "pulse-pack", dependencies: ["PulsePack"], swiftSettings: swiftSettings),
+        .executableTarget(name: "pulse-pack", dependencies: ["PulsePackCLI"], swiftSettings: swiftSettings),
         // push and gc: their own executable, so pulse-pack never loads libcurl (see PulsePack's OpsCommands).
-        .executableTarget(name: "pulse-pack-ops", dependencies: ["PulseOps"], swiftSettings: swiftSettings),
+        .executableTarget(name: "pulse-pack-ops", dependencies: ["PulseOpsCLI"], swiftSettings: swiftSettings),
         .executableTarget(name: "pulse-origin", dependencies: ["PulseOrigin"], swiftSettings: swiftSettings),
         .executableTarget(name: "pulse-server", dependencies: ["PulseServer"], swiftSettings: swiftSettings),
         .executableTarget(name: "pulse-device", dependencies: ["PulseDevice"], swiftSettings: swiftSettings),
@@ -93,8 +94,8 @@ let package = Package(
         testTarget("PulseHTMLTests", ["PulseHTML"]),
         testTarget("PulseQRTests", ["PulseQR", "PulseHTML"]),
         testTarget("PulseMetricsTests", ["PulseMetrics"]),
-        testTarget("PulseAgeTests", ["PulseAge", "PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine"]),
-        testTarget("PulseOpsTests", ["PulseOps", "PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine"]),
+        testTarget("PulseAgeTests", ["PulseAge", "PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine", "PulsePack", "PulsePackCLI"]),
+        testTarget("PulseOpsTests", ["PulseOps", "PulseOpsCLI", "PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine"]),
         testTarget("PulseSystemTests", ["PulseSystem"]),
         testTarget("PulseHTTPServerTests", ["PulseHTTPServer", "PulseSystem"]),
         testTarget("PulseOriginTests", ["PulseOrigin", "PulseHTTPServer", "PulseCrypto", "PulseCommandLine", "PulseSystem"]),
@@ -105,7 +106,7 @@ let package = Package(
             "PulseHTTPServer", "PulsePostgres", "PulsePostgresTesting", "PulseSystem",
         ]),
         testTarget("PulsePDFTests", ["PulsePDF", "PulseCrypto"]),
-        testTarget("PulsePackTests", ["PulsePack", "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseAge"]),
+        testTarget("PulsePackTests", ["PulsePack", "PulsePackCLI", "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseAge", "PulseCommandLine"]),
         // pulse-server and pulse-origin in process with the samples built, and the broken servers' responder wrapper.
         .target(
             name: "SyncTestSupport", dependencies: ["PulseServer", "PulsePack", "PulseOrigin", "PulseHTTPServer"], path: "Tests/SyncTestSupport",

@@ -49,30 +49,30 @@ public enum ConformanceCommand {
     }
 
     static func run(_ arguments: Arguments, console: DeviceConsole) throws -> Int32 {
-        if arguments.flag("list") {
+        if arguments.legacyFlag("list") {
             for rule in RuleCatalog.all {
                 console.out("\(rule.id.padding(toLength: 24, withPad: " ", startingAt: 0))  \(rule.source.padding(toLength: 9, withPad: " ", startingAt: 0)) \(rule.needsStaff ? "staff " : "      ")\(rule.summary)")
             }
             return ExitCode.success
         }
-        guard let serverText = arguments.value("server") else { throw UsageError("missing --server <url>") }
+        guard let serverText = arguments.legacyValue("server") else { throw UsageError("missing --server <url>") }
         var options = ConformanceOptions(server: try SyncClient.baseURL(serverText, option: "--server"))
-        options.assets = try arguments.value("assets-url").map { try SyncClient.baseURL($0, option: "--assets-url") }
-        options.staffToken = arguments.value("staff-token")
-        options.deviceCode = arguments.value("device-code")
-        options.registrationToken = arguments.value("registration-token")
-        options.session = arguments.value("session")
-        options.org = arguments.value("org")
-        options.enrollProbe = try arguments.int("enroll-probe", in: 1...100_000) ?? options.enrollProbe
-        options.deviceProbe = try arguments.int("device-probe", in: 1...100_000) ?? options.deviceProbe
-        options.only = Set(arguments.values("only").flatMap { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } })
+        options.assets = try arguments.legacyValue("assets-url").map { try SyncClient.baseURL($0, option: "--assets-url") }
+        options.staffToken = arguments.legacyValue("staff-token")
+        options.deviceCode = arguments.legacyValue("device-code")
+        options.registrationToken = arguments.legacyValue("registration-token")
+        options.session = arguments.legacyValue("session")
+        options.org = arguments.legacyValue("org")
+        options.enrollProbe = try arguments.legacyInt("enroll-probe", in: 1...100_000) ?? options.enrollProbe
+        options.deviceProbe = try arguments.legacyInt("device-probe", in: 1...100_000) ?? options.deviceProbe
+        options.only = Set(arguments.legacyValues("only").flatMap { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } })
         for id in options.only where RuleCatalog.rule(id) == nil {
             throw UsageError("no rule \(id)" + Suggestion.didYouMean(id, among: RuleCatalog.all.map(\.id)))
         }
         if options.staffToken == nil && options.deviceCode == nil && options.registrationToken == nil {
             throw UsageError("give --staff-token, or --device-code and --registration-token: the rules need enrolled devices")
         }
-        let json = arguments.flag("json")
+        let json = arguments.legacyFlag("json")
         let run = try ConformanceRun(options: options, log: { line in if !json { console.err(line) } })
         let results: [RuleResult]
         do { results = try run.run() } catch let broken as Broken { throw DeviceError(.server, broken.reason) }

@@ -27,21 +27,21 @@ extension DeviceCommand {
                 jsonOption,
             ],
             run: { arguments in
-                guard let serverText = arguments.value("server") else { throw UsageError("missing --server <url>") }
-                guard var token = arguments.value("token") else { throw UsageError("missing --token <token>") }
+                guard let serverText = arguments.legacyValue("server") else { throw UsageError("missing --server <url>") }
+                guard var token = arguments.legacyValue("token") else { throw UsageError("missing --token <token>") }
                 if token == "-" {
                     token = (readLine(strippingNewline: true) ?? "").trimmingCharacters(in: .whitespaces)
                     guard !token.isEmpty else { throw UsageError("--token -: standard input held no token") }
                 }
                 let server = try SyncClient.baseURL(serverText, option: "--server")
                 let folder = try DeviceFolder.open(try folderPath(arguments), create: true)
-                let name = arguments.value("name") ?? "pulse-device on \(ProcessInfo.processInfo.hostName)"
-                let platform = arguments.value("platform") ?? "linux"
+                let name = arguments.legacyValue("name") ?? "pulse-device on \(ProcessInfo.processInfo.hostName)"
+                let platform = arguments.legacyValue("platform") ?? "linux"
                 let transport = URLSessionTransport(timeout: 30, connectionsPerHost: 2)
                 defer { transport.invalidate() }
                 let identity = try Enrollment.enroll(
                     server: server, token: token, folder: folder, name: name, platform: platform, transport: transport)
-                if arguments.flag("json") {
+                if arguments.legacyFlag("json") {
                     console.out(line([
                         "deviceId": .string(identity.deviceId), "server": .string(identity.server), "kid": .string(identity.kid),
                         "scope": ["kind": .string(identity.scopeKind), "id": .string(identity.scopeId)],

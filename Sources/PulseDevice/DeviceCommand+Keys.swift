@@ -24,7 +24,7 @@ extension DeviceCommand {
                     throw DeviceError(.staleDeck, "session \(session) is not cached: run pulse-device sync --session \(session) first")
                 }
                 try keys.check(against: manifest)
-                if arguments.flag("json") {
+                if arguments.legacyFlag("json") {
                     console.out(line([
                         "session": .string(session), "deckVersion": .int(keys.deckVersion), "slides": .int(manifest.slides.count),
                         "released": .array(keys.slides.map { .int($0) }),
@@ -52,8 +52,8 @@ extension DeviceCommand {
                 .value("out", "<file>", help: "Where to write the plaintext."), serverOption, skewOption, jsonOption,
             ],
             run: { arguments in
-                guard let slide = try arguments.int("slide", in: 0...1_000_000) else { throw UsageError("missing --slide <n>") }
-                guard let out = arguments.value("out") else { throw UsageError("missing --out <file>") }
+                guard let slide = try arguments.legacyInt("slide", in: 0...1_000_000) else { throw UsageError("missing --slide <n>") }
+                guard let out = arguments.legacyValue("out") else { throw UsageError("missing --out <file>") }
                 let context = try Context(arguments)
                 defer { context.transport.invalidate() }
                 let session = try context.session(arguments)
@@ -69,7 +69,7 @@ extension DeviceCommand {
                     throw DeviceError(.storage, "cannot write \(out): \(error)")
                 }
                 let kind = SlideKind.of(plaintext)
-                if arguments.flag("json") {
+                if arguments.legacyFlag("json") {
                     console.out(line([
                         "session": .string(session), "slide": .int(slide), "deckVersion": .int(keys.deckVersion), "bytes": .int(plaintext.count),
                         "kind": .string(kind), "out": .string(url.path),
@@ -96,11 +96,11 @@ extension DeviceCommand {
                 defer { context.transport.invalidate() }
                 let session = try context.session(arguments)
                 var sample: [String: JSONValue] = [
-                    "build": .string(arguments.value("build") ?? "pulse-device \(ToolVersion.current)"),
-                    "platform": .string(context.identity.platform), "online": .bool(!arguments.flag("offline")),
+                    "build": .string(arguments.legacyValue("build") ?? "pulse-device \(ToolVersion.current)"),
+                    "platform": .string(context.identity.platform), "online": .bool(!arguments.legacyFlag("offline")),
                 ]
-                if let rtt = try arguments.int("rtt-ms", in: 0...600_000) { sample["rttMs"] = .int(rtt) }
-                if let type = arguments.value("effective-type") { sample["effectiveType"] = .string(type) }
+                if let rtt = try arguments.legacyInt("rtt-ms", in: 0...600_000) { sample["rttMs"] = .int(rtt) }
+                if let type = arguments.legacyValue("effective-type") { sample["effectiveType"] = .string(type) }
                 let target = "/api/sessions/\(session)/diag"
                 let response = try context.client.signed(
                     "POST", target, headers: [("Content-Type", "application/json")], body: JSONValue.object(sample).canonicalBytes)

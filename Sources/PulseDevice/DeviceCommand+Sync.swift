@@ -26,23 +26,23 @@ extension DeviceCommand {
                 .value("parallel", "<n>", help: "Blob downloads at once (default 4)."), serverOption, skewOption, jsonOption,
             ],
             run: { arguments in
-                let parallel = try arguments.int("parallel", in: 1...64) ?? 4
+                let parallel = try arguments.legacyInt("parallel", in: 1...64) ?? 4
                 let context = try Context(arguments, connections: parallel)
                 defer { context.transport.invalidate() }
                 let target: Syncer.Target
-                switch (arguments.value("session"), arguments.value("series")) {
+                switch (arguments.legacyValue("session"), arguments.legacyValue("series")) {
                 case (_?, _?): throw UsageError("give --session or --series, not both")
                 case let (session?, nil): target = .session(session)
                 case let (nil, series?): target = .series(series)
                 case (nil, nil): target = context.identity.scopeKind == "series" ? .series(context.identity.scopeId) : .session(context.identity.scopeId)
                 }
-                let bar = arguments.flag("json") ? nil : console.progress
+                let bar = arguments.legacyFlag("json") ? nil : console.progress
                 let syncer = Syncer(
                     cache: context.cache, client: context.client, assetsBase: try context.assetsBase(arguments), parallel: parallel,
                     progress: bar.map { draw in ProgressBar(draw).show })
                 let report = try syncer.sync(target)
                 if bar != nil { console.progress?("\r\u{1b}[K") }
-                if arguments.flag("json") {
+                if arguments.legacyFlag("json") {
                     console.out(line(report.json))
                 } else {
                     report.textLines.forEach(console.out)
@@ -76,17 +76,17 @@ extension DeviceCommand {
                 }
                 let blobs = (try? FileManager.default.contentsOfDirectory(atPath: folder.blobsURL.path))?.count ?? 0
                 lines.append("  \(blobs) blobs in \(folder.blobsURL.path)")
-                let problems = arguments.flag("verify") ? cache.check() : []
-                if arguments.flag("json") {
+                let problems = arguments.legacyFlag("verify") ? cache.check() : []
+                if arguments.legacyFlag("json") {
                     var fields: [String: JSONValue] = [
                         "deviceId": .string(identity.deviceId), "server": .string(identity.server),
                         "scope": ["kind": .string(identity.scopeKind), "id": .string(identity.scopeId)], "manifests": .array(manifests), "blobs": .int(blobs),
                     ]
-                    if arguments.flag("verify") { fields["problems"] = .array(problems.map { .string($0) }) }
+                    if arguments.legacyFlag("verify") { fields["problems"] = .array(problems.map { .string($0) }) }
                     console.out(line(.object(fields)))
                 } else {
                     lines.forEach(console.out)
-                    if arguments.flag("verify") { console.out(problems.isEmpty ? "  verified: every cached manifest and blob is whole" : "  \(problems.count) problems:") }
+                    if arguments.legacyFlag("verify") { console.out(problems.isEmpty ? "  verified: every cached manifest and blob is whole" : "  \(problems.count) problems:") }
                     problems.forEach { console.out("    \($0)") }
                 }
                 return problems.isEmpty ? ExitCode.success : ExitCode.failure

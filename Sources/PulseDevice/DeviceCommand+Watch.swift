@@ -25,10 +25,10 @@ extension DeviceCommand {
                 defer { context.transport.invalidate() }
                 let session = try context.session(arguments)
                 var options = Watcher.Options()
-                options.autoSync = !arguments.flag("no-sync")
-                options.untilEnded = arguments.flag("until-ended")
+                options.autoSync = !arguments.legacyFlag("no-sync")
+                options.untilEnded = arguments.legacyFlag("until-ended")
                 options.assetsBase = try context.assetsBase(arguments)
-                let json = arguments.flag("json")
+                let json = arguments.legacyFlag("json")
                 if !json { console.err("watching session \(session) as device \(context.identity.deviceId.prefix(8))…; Ctrl-C stops") }
                 let watcher = Watcher(session: session, client: context.client, cache: context.cache, options: options) { update in
                     console.out(json ? line(update.json) : update.text)

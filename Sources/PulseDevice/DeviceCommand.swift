@@ -49,7 +49,7 @@ public enum DeviceCommand {
 
     /// The device folder of `--device-dir` or `$PULSE_DEVICE_DIR`.
     static func folderPath(_ arguments: Arguments) throws -> String {
-        if let path = arguments.value("device-dir") { return path }
+        if let path = arguments.legacyValue("device-dir") { return path }
         if let path = ProcessInfo.processInfo.environment["PULSE_DEVICE_DIR"], !path.isEmpty { return path }
         throw UsageError("missing --device-dir <dir> (or set PULSE_DEVICE_DIR)")
     }
@@ -63,7 +63,7 @@ public enum DeviceCommand {
         let transport: URLSessionTransport
 
         init(_ arguments: Arguments, connections: Int = 8, timeout: Double = 60) throws {
-            let skew = try arguments.value("clock-skew").map { text -> Double in
+            let skew = try arguments.legacyValue("clock-skew").map { text -> Double in
                 guard let value = Double(text), value.isFinite, abs(value) <= 10 * 365 * 86_400 else {
                     throw UsageError("--clock-skew must be a number of seconds, got \"\(text)\"")
                 }
@@ -71,7 +71,7 @@ public enum DeviceCommand {
             } ?? 0
             folder = try DeviceFolder.open(try folderPath(arguments))
             identity = try folder.identity()
-            let server = try SyncClient.baseURL(arguments.value("server") ?? identity.server, option: "--server")
+            let server = try SyncClient.baseURL(arguments.legacyValue("server") ?? identity.server, option: "--server")
             transport = URLSessionTransport(timeout: timeout, connectionsPerHost: connections)
             client = SyncClient(
                 server: server, transport: transport, signer: RequestSigner(deviceId: identity.deviceId, key: try folder.key()),
@@ -81,7 +81,7 @@ public enum DeviceCommand {
 
         /// `--session`, or the session the device is enrolled for.
         func session(_ arguments: Arguments) throws -> String {
-            if let id = arguments.value("session") { return id }
+            if let id = arguments.legacyValue("session") { return id }
             guard identity.scopeKind == "session" else {
                 throw UsageError("give --session <id> (this device is enrolled for \(identity.scopeKind) \(identity.scopeId))")
             }
@@ -90,7 +90,7 @@ public enum DeviceCommand {
 
         /// `--assets-url`, checked.
         func assetsBase(_ arguments: Arguments) throws -> URL? {
-            try arguments.value("assets-url").map { try SyncClient.baseURL($0, option: "--assets-url") }
+            try arguments.legacyValue("assets-url").map { try SyncClient.baseURL($0, option: "--assets-url") }
         }
     }
 

@@ -52,17 +52,17 @@ public enum OriginCommand {
 
     /// Validated settings from the arguments.
     static func settings(_ arguments: Arguments) throws -> (OriginConfiguration, HTTPServer.Configuration, accessLog: String, drain: Double) {
-        guard let package = arguments.value("package") else { throw UsageError("missing --package <dir>") }
+        guard let package = arguments.legacyValue("package") else { throw UsageError("missing --package <dir>") }
         var origin = OriginConfiguration(packageRoot: URL(fileURLWithPath: package))
         var server = HTTPServer.Configuration()
         server.requestHeaders = Origin.requestHeaders
-        if let listen = arguments.value("listen") { server.listen = listen }
-        if let value = arguments.value("allow-origin") { origin.allowOrigin = value == "off" ? nil : value }
-        if let value = try arguments.int("threads", in: 1...256) { server.threads = value }
-        if let value = try arguments.int("max-connections", in: 1...1_000_000) { server.maxConnections = value }
-        if let value = try arguments.int("max-connections-per-ip", in: 0...1_000_000) { server.maxConnectionsPerIP = value }
-        if let value = try arguments.int("idle-timeout", in: 1...86_400) { server.idleTimeoutSeconds = value }
-        if let value = try arguments.int("header-timeout", in: 1...3600) { server.headerTimeoutSeconds = value }
+        if let listen = arguments.legacyValue("listen") { server.listen = listen }
+        if let value = arguments.legacyValue("allow-origin") { origin.allowOrigin = value == "off" ? nil : value }
+        if let value = try arguments.legacyInt("threads", in: 1...256) { server.threads = value }
+        if let value = try arguments.legacyInt("max-connections", in: 1...1_000_000) { server.maxConnections = value }
+        if let value = try arguments.legacyInt("max-connections-per-ip", in: 0...1_000_000) { server.maxConnectionsPerIP = value }
+        if let value = try arguments.legacyInt("idle-timeout", in: 1...86_400) { server.idleTimeoutSeconds = value }
+        if let value = try arguments.legacyInt("header-timeout", in: 1...3600) { server.headerTimeoutSeconds = value }
         if let value = try size(arguments, "connection-memory") {
             guard (4096...(1 << 20)).contains(value) else { throw UsageError("--connection-memory must be 4KiB to 1MiB") }
             server.connectionMemoryBytes = value
@@ -70,15 +70,15 @@ public enum OriginCommand {
         if let value = try size(arguments, "memory-cache") { origin.memoryBudget = value }
         if let value = try size(arguments, "memory-max-blob") { origin.memoryMaxBlob = value }
         if let value = try size(arguments, "max-blob-size") { origin.maxBlobBytes = value }
-        if let value = try arguments.int("recheck", in: 0...3600) { origin.recheckSeconds = Double(value) }
-        if let value = try arguments.int("appconfig-max-age", in: 0...31_536_000) { origin.appconfigMaxAge = value }
-        let drain = Double(try arguments.int("shutdown-timeout", in: 0...3600) ?? 10)
-        return (origin, server, arguments.value("access-log") ?? "-", drain)
+        if let value = try arguments.legacyInt("recheck", in: 0...3600) { origin.recheckSeconds = Double(value) }
+        if let value = try arguments.legacyInt("appconfig-max-age", in: 0...31_536_000) { origin.appconfigMaxAge = value }
+        let drain = Double(try arguments.legacyInt("shutdown-timeout", in: 0...3600) ?? 10)
+        return (origin, server, arguments.legacyValue("access-log") ?? "-", drain)
     }
 
     /// A size as every tool reads it (`ByteCount.parse`): `512K`, `256MB`, `1G` (SI), `256MiB` (powers of 1024).
     static func size(_ arguments: Arguments, _ name: String) throws -> Int? {
-        guard let text = arguments.value(name) else { return nil }
+        guard let text = arguments.legacyValue(name) else { return nil }
         guard let bytes = ByteCount.parse(text), bytes <= 1 << 40 else {
             throw UsageError("--\(name) must be a size like 512K, 256MB or 1GiB, got \"\(text)\"")
         }

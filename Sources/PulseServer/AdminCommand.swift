@@ -31,13 +31,13 @@ enum AdminCommand {
     }
 
     static func lifetime(_ arguments: Arguments) throws -> Int64? {
-        guard let text = arguments.value("expires") else { return nil }
+        guard let text = arguments.legacyValue("expires") else { return nil }
         guard let seconds = Lifetime.seconds(text) else { throw UsageError("--expires must be a duration like 90s, 30m, 2h or 7d (up to 366d), got \"\(text)\"") }
         return seconds
     }
 
     static func printMinted(_ minted: Administration.Minted, _ arguments: Arguments, console: Console) {
-        if arguments.flag("json") {
+        if arguments.legacyFlag("json") {
             console.out(json: StaffAPI.minted(minted))
         } else {
             console.out(minted.text)
@@ -60,7 +60,7 @@ enum AdminCommand {
             ],
             run: { arguments in
                 let scope: DeviceScope
-                switch (arguments.value("series"), arguments.value("session")) {
+                switch (arguments.legacyValue("series"), arguments.legacyValue("session")) {
                 case let (series?, nil): scope = .series(series)
                 case let (nil, session?): scope = .session(session)
                 default: throw UsageError("give exactly one of --series <id> or --session <id>")
@@ -84,12 +84,12 @@ enum AdminCommand {
                 expiresOption, ServerCommand.jsonOption,
             ],
             run: { arguments in
-                guard let series = arguments.value("series") else { throw UsageError("missing --series <id>") }
+                guard let series = arguments.legacyValue("series") else { throw UsageError("missing --series <id>") }
                 let limits = TokenLimits(
-                    enrollRate: try arguments.int("enroll-rate", in: 1...1_000_000), enrollBurst: try arguments.int("enroll-burst", in: 1...1_000_000),
-                    maxStreams: try arguments.int("max-streams", in: 0...1_000_000))
+                    enrollRate: try arguments.legacyInt("enroll-rate", in: 1...1_000_000), enrollBurst: try arguments.legacyInt("enroll-burst", in: 1...1_000_000),
+                    maxStreams: try arguments.legacyInt("max-streams", in: 0...1_000_000))
                 let minted = try administration(arguments, console).createRegistrationToken(
-                    series: series, maxDevices: try arguments.int("max-devices", in: 1...10_000_000), limits: limits, lifetime: try lifetime(arguments))
+                    series: series, maxDevices: try arguments.legacyInt("max-devices", in: 1...10_000_000), limits: limits, lifetime: try lifetime(arguments))
                 printMinted(minted, arguments, console: console)
                 return ExitCode.success
             })
@@ -121,13 +121,13 @@ enum AdminCommand {
             ],
             positionals: [Positional("token", help: "The code or token, or its 12-digit id.", optional: true)],
             run: { arguments in
-                let given = [arguments.value("token"), arguments.positional("token")].compactMap { $0 }
+                let given = [arguments.legacyValue("token"), arguments.legacyPositional("token")].compactMap { $0 }
                 guard given.count == 1 else {
                     throw UsageError(given.isEmpty ? "missing <token> (or --token <token>)" : "give the token once: as <token> or as --token")
                 }
-                let revocation = try administration(arguments, console).revokeToken(given[0], withDevices: arguments.flag("with-devices"))
+                let revocation = try administration(arguments, console).revokeToken(given[0], withDevices: arguments.legacyFlag("with-devices"))
                 var note = revocation.credential ? "revoked" : "already revoked"
-                if arguments.flag("with-devices") { note += "; \(revocation.devices) device\(revocation.devices == 1 ? "" : "s") it enrolled revoked" }
+                if arguments.legacyFlag("with-devices") { note += "; \(revocation.devices) device\(revocation.devices == 1 ? "" : "s") it enrolled revoked" }
                 console.err(note)
                 return ExitCode.success
             })
@@ -141,7 +141,7 @@ enum AdminCommand {
                 let storage = try ServerCommand.storage(arguments, console)
                 let records = try storage.credentials()
                 let recent = try storage.recentEnrollments(since: TimeText.now() - 60)
-                console.list(records, asJSON: arguments.flag("json"), json: { json($0, recent: recent[$0.id] ?? 0) }, line: { line($0, recent: recent[$0.id] ?? 0) })
+                console.list(records, asJSON: arguments.legacyFlag("json"), json: { json($0, recent: recent[$0.id] ?? 0) }, line: { line($0, recent: recent[$0.id] ?? 0) })
                 return ExitCode.success
             })
     }
@@ -195,7 +195,7 @@ enum AdminCommand {
             options: [ServerCommand.dataOption, ServerCommand.databaseOption, ServerCommand.jsonOption],
             run: { arguments in
                 let devices = try ServerCommand.storage(arguments, console).devices()
-                console.list(devices, asJSON: arguments.flag("json"), json: json) { device in
+                console.list(devices, asJSON: arguments.legacyFlag("json"), json: json) { device in
                     [
                         device.id, device.platform, "\"\(DeviceText.escaped(device.name))\"", device.scope.description, device.isRevoked ? "revoked" : "active",
                         "enrolled \(TimeText.iso(device.enrolledAt))", "via \(device.credentialId)",
@@ -221,7 +221,7 @@ enum AdminCommand {
             name: "revoke", abstract: "Revoke a device: every request it signs is refused from now on.",
             options: [ServerCommand.dataOption, ServerCommand.databaseOption], positionals: [Positional("id", help: "The device id ('device list').")],
             run: { arguments in
-                try administration(arguments, console).revokeDevice(id: try arguments.required("id"))
+                try administration(arguments, console).revokeDevice(id: try arguments.legacyRequired("id"))
                 console.err("revoked")
                 return ExitCode.success
             })

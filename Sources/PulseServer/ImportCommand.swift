@@ -27,10 +27,10 @@ enum ImportCommand {
     }
 
     static func run(_ arguments: Arguments, console: Console) throws -> Int32 {
-        let package = try arguments.required("package")
+        let package = try arguments.legacyRequired("package")
         try ServerCommand.checkStorageGiven(arguments, console)
         var identities: [AgeIdentity] = []
-        for path in arguments.values("identity") {
+        for path in arguments.legacyValues("identity") {
             let text: String
             do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
                 throw InputError(file: path, "cannot read the identity file")
@@ -40,8 +40,8 @@ enum ImportCommand {
         // Read and check the whole package before the database is even opened.
         let plan = try PackageReader(package: URL(fileURLWithPath: package), identities: identities).read()
         let storage = try ServerCommand.storage(arguments, console)
-        let summary = try storage.importContent(plan, options: ImportOptions(replacePackage: arguments.flag("replace-package")), at: TimeText.now())
-        if arguments.flag("json") { console.out(json: summary.json) } else { console.out(summary.line) }
+        let summary = try storage.importContent(plan, options: ImportOptions(replacePackage: arguments.legacyFlag("replace-package")), at: TimeText.now())
+        if arguments.legacyFlag("json") { console.out(json: summary.json) } else { console.out(summary.line) }
         return ExitCode.success
     }
 }

@@ -27,12 +27,12 @@ enum MigrateCommand {
     }
 
     static func run(_ arguments: Arguments, console: Console) throws -> Int32 {
-        guard let from = arguments.value("from") else { throw UsageError("missing --from sqlite:<dir>") }
+        guard let from = arguments.legacyValue("from") else { throw UsageError("missing --from sqlite:<dir>") }
         guard from.hasPrefix("sqlite:"), from.count > "sqlite:".count else {
             throw UsageError("--from must be sqlite:<dir>, the data folder of the SQLite server, got \"\(from)\"")
         }
         let folder = URL(fileURLWithPath: String(from.dropFirst("sqlite:".count))).standardizedFileURL
-        let url = arguments.value("to") ?? console.environment[ServerCommand.databaseVariable].flatMap { $0.isEmpty ? nil : $0 }
+        let url = arguments.legacyValue("to") ?? console.environment[ServerCommand.databaseVariable].flatMap { $0.isEmpty ? nil : $0 }
         guard let url else { throw UsageError("missing --to postgresql://… (or \(ServerCommand.databaseVariable))") }
         guard url.hasPrefix("postgresql://") || url.hasPrefix("postgres://") else {
             throw UsageError("--to must be a postgresql:// URL (postgresql://user:password@host:port/database)")
@@ -44,9 +44,9 @@ enum MigrateCommand {
         let migrator = PostgresMigrator(
             source: folder.appendingPathComponent(DataFolder.databaseName).path,
             certificateKeyPath: folder.appendingPathComponent(DataFolder.certificateKeyName).path, target: target,
-            replace: arguments.flag("replace"), now: TimeText.now())
+            replace: arguments.legacyFlag("replace"), now: TimeText.now())
         let counts = try migrator.run()
-        if arguments.flag("json") {
+        if arguments.legacyFlag("json") {
             let json = JSONValue.object([
                 "from": .string(folder.path), "to": .string(target.redacted),
                 "tables": .array(counts.map { ["table": .string($0.table), "rows": .int($0.rows), "leftBehind": .int($0.leftBehind)] }),

@@ -51,7 +51,7 @@ enum ServeCommand {
 
     static func settings(_ arguments: Arguments) throws -> Settings {
         var settings = Settings()
-        settings.server.listen = arguments.value("listen") ?? "127.0.0.1:8080"
+        settings.server.listen = arguments.legacyValue("listen") ?? "127.0.0.1:8080"
         settings.server.requestHeaders = SyncServer.requestHeaders
         settings.server.maxRequestBodyBytes = settings.sync.maxBodyBytes
         settings.server.maxConnections = 20_000
@@ -60,22 +60,22 @@ enum ServeCommand {
         // Phones reconnect in waves (after a venue Wi-Fi hiccup): a short accept queue would drop SYNs,
         // which clients retry only after a second. The kernel caps it at net.core.somaxconn.
         settings.server.listenBacklog = 4096
-        if let value = try arguments.int("threads", in: 1...256) { settings.server.threads = value }
-        if let value = try arguments.int("max-connections", in: 1...1_000_000) { settings.server.maxConnections = value }
-        if let value = try arguments.int("max-connections-per-ip", in: 0...1_000_000) { settings.server.maxConnectionsPerIP = value }
-        if let value = try arguments.int("idle-timeout", in: 1...86_400) { settings.server.idleTimeoutSeconds = value }
-        if let value = try arguments.int("header-timeout", in: 1...3600) { settings.server.headerTimeoutSeconds = value }
-        if let value = try arguments.int("enroll-rate", in: 1...1_000_000) { settings.sync.enrollLimit.rate = Double(value) }
-        if let value = try arguments.int("enroll-burst", in: 1...1_000_000) { settings.sync.enrollLimit.burst = Double(value) }
-        if let value = try arguments.int("token-enroll-rate", in: 1...1_000_000) { settings.sync.tokenEnrollLimit.rate = Double(value) }
-        if let value = try arguments.int("token-enroll-burst", in: 1...1_000_000) { settings.sync.tokenEnrollLimit.burst = Double(value) }
-        settings.sync.tokenMaxStreams = try arguments.int("token-max-streams", in: 0...1_000_000) ?? settings.server.maxConnections / 2
-        settings.drain = Double(try arguments.int("shutdown-timeout", in: 0...3600) ?? 10)
-        settings.sync.trustedProxies = try arguments.values("trusted-proxy").map { text in
+        if let value = try arguments.legacyInt("threads", in: 1...256) { settings.server.threads = value }
+        if let value = try arguments.legacyInt("max-connections", in: 1...1_000_000) { settings.server.maxConnections = value }
+        if let value = try arguments.legacyInt("max-connections-per-ip", in: 0...1_000_000) { settings.server.maxConnectionsPerIP = value }
+        if let value = try arguments.legacyInt("idle-timeout", in: 1...86_400) { settings.server.idleTimeoutSeconds = value }
+        if let value = try arguments.legacyInt("header-timeout", in: 1...3600) { settings.server.headerTimeoutSeconds = value }
+        if let value = try arguments.legacyInt("enroll-rate", in: 1...1_000_000) { settings.sync.enrollLimit.rate = Double(value) }
+        if let value = try arguments.legacyInt("enroll-burst", in: 1...1_000_000) { settings.sync.enrollLimit.burst = Double(value) }
+        if let value = try arguments.legacyInt("token-enroll-rate", in: 1...1_000_000) { settings.sync.tokenEnrollLimit.rate = Double(value) }
+        if let value = try arguments.legacyInt("token-enroll-burst", in: 1...1_000_000) { settings.sync.tokenEnrollLimit.burst = Double(value) }
+        settings.sync.tokenMaxStreams = try arguments.legacyInt("token-max-streams", in: 0...1_000_000) ?? settings.server.maxConnections / 2
+        settings.drain = Double(try arguments.legacyInt("shutdown-timeout", in: 0...3600) ?? 10)
+        settings.sync.trustedProxies = try arguments.legacyValues("trusted-proxy").map { text in
             do { return try IPNetwork(parsing: text) } catch { throw UsageError("--trusted-proxy \(error)") }
         }
-        settings.publicPackage = arguments.value("public")
-        settings.accessLog = arguments.value("access-log") ?? "-"
+        settings.publicPackage = arguments.legacyValue("public")
+        settings.accessLog = arguments.legacyValue("access-log") ?? "-"
         return settings
     }
 
@@ -93,7 +93,7 @@ enum ServeCommand {
             // PostgreSQL, shared with other instances: the device certificate keys live there too, so every
             // instance signs with the same key. A --data folder's key (a single box's, or one copied by hand) is
             // adopted into the database, so the certificates it signed keep verifying.
-            let folder = try arguments.value("data").map { _ in try ServerCommand.dataFolder(arguments) }
+            let folder = try arguments.legacyValue("data").map { _ in try ServerCommand.dataFolder(arguments) }
             let postgres = try PostgresStorage(url: database, connections: connections)
             if postgres.schemaVersions.found != postgres.schemaVersions.now {
                 console.err("pulse-server: migrated the database schema from version \(postgres.schemaVersions.found) to \(postgres.schemaVersions.now)")

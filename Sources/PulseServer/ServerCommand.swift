@@ -55,7 +55,7 @@ public enum ServerCommand {
 
     /// The data folder named by `--data`, checked.
     static func dataFolder(_ arguments: Arguments) throws -> DataFolder {
-        guard let path = arguments.value("data") else { throw UsageError("missing --data <dir> (or --database <url>, or \(databaseVariable))") }
+        guard let path = arguments.legacyValue("data") else { throw UsageError("missing --data <dir> (or --database <url>, or \(databaseVariable))") }
         return try DataFolder.prepare(path)
     }
 
@@ -64,7 +64,7 @@ public enum ServerCommand {
     /// - Throws: `UsageError` for a value that is not a `postgresql://` URL (never quoting it: it may
     ///   hold a password).
     static func databaseURL(_ arguments: Arguments, _ console: Console) throws -> String? {
-        let given = arguments.value("database").map { ("--database", $0) }
+        let given = arguments.legacyValue("database").map { ("--database", $0) }
             ?? console.environment[databaseVariable].flatMap { $0.isEmpty ? nil : (databaseVariable, $0) }
         guard let (source, url) = given else { return nil }
         guard url.hasPrefix("postgresql://") || url.hasPrefix("postgres://") else {
@@ -75,7 +75,7 @@ public enum ServerCommand {
 
     /// Refuses, before any work, a command given neither `--data` nor a database URL.
     static func checkStorageGiven(_ arguments: Arguments, _ console: Console) throws {
-        if try databaseURL(arguments, console) == nil, arguments.value("data") == nil {
+        if try databaseURL(arguments, console) == nil, arguments.legacyValue("data") == nil {
             throw UsageError("missing --data <dir> (or --database <url>, or \(databaseVariable))")
         }
     }

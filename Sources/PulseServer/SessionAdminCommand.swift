@@ -30,17 +30,17 @@ enum SessionAdminCommand {
             positionals: [Positional("id", help: "The session id.")],
             run: { arguments in
                 var update = SessionUpdate()
-                if let text = arguments.value("state") {
+                if let text = arguments.legacyValue("state") {
                     guard let state = SessionState(rawValue: text) else { throw UsageError("--state must be one of \(SessionState.names), got \"\(text)\"") }
                     update.state = state
                 }
-                update.maxShown = try arguments.int("max-shown", in: 0...1_000_000)
-                if let text = arguments.value("allow-download") {
+                update.maxShown = try arguments.legacyInt("max-shown", in: 0...1_000_000)
+                if let text = arguments.legacyValue("allow-download") {
                     guard text == "true" || text == "false" else { throw UsageError("--allow-download must be true or false, got \"\(text)\"") }
                     update.allowDownload = text == "true"
                 }
-                let networks = arguments.values("venue-network")
-                if arguments.flag("no-venue-networks") {
+                let networks = arguments.legacyValues("venue-network")
+                if arguments.legacyFlag("no-venue-networks") {
                     guard networks.isEmpty else { throw UsageError("--venue-network and --no-venue-networks exclude each other") }
                     update.venueNetworks = []
                 } else if !networks.isEmpty {
@@ -49,7 +49,7 @@ enum SessionAdminCommand {
                     }
                 }
                 guard !update.isEmpty else { throw UsageError("nothing to set: give --state, --max-shown, --allow-download or venue networks") }
-                let record = try AdminCommand.administration(arguments, console).setSession(id: try arguments.required("id"), update)
+                let record = try AdminCommand.administration(arguments, console).setSession(id: try arguments.legacyRequired("id"), update)
                 show(record, arguments, console: console)
                 return ExitCode.success
             })
@@ -61,8 +61,8 @@ enum SessionAdminCommand {
             options: [ServerCommand.dataOption, ServerCommand.databaseOption, .value("to", "<n>", help: "The slide now shown (0-based, required)."), ServerCommand.jsonOption],
             positionals: [Positional("id", help: "The session id.")],
             run: { arguments in
-                guard let slide = try arguments.int("to", in: 0...1_000_000) else { throw UsageError("missing --to <n>") }
-                let (record, _) = try AdminCommand.administration(arguments, console).advance(sessionId: try arguments.required("id"), to: slide)
+                guard let slide = try arguments.legacyInt("to", in: 0...1_000_000) else { throw UsageError("missing --to <n>") }
+                let (record, _) = try AdminCommand.administration(arguments, console).advance(sessionId: try arguments.legacyRequired("id"), to: slide)
                 show(record, arguments, console: console)
                 return ExitCode.success
             })
@@ -74,13 +74,13 @@ enum SessionAdminCommand {
             options: [ServerCommand.dataOption, ServerCommand.databaseOption, ServerCommand.jsonOption],
             run: { arguments in
                 let sessions = try ServerCommand.storage(arguments, console).sessions()
-                console.list(sessions, asJSON: arguments.flag("json"), json: json, line: line)
+                console.list(sessions, asJSON: arguments.legacyFlag("json"), json: json, line: line)
                 return ExitCode.success
             })
     }
 
     static func show(_ record: SessionRecord, _ arguments: Arguments, console: Console) {
-        if arguments.flag("json") { console.out(json: json(record)) } else { console.out(line(record)) }
+        if arguments.legacyFlag("json") { console.out(json: json(record)) } else { console.out(line(record)) }
     }
 
     static func line(_ record: SessionRecord) -> String {

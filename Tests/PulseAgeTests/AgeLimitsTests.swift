@@ -3,6 +3,8 @@ import PulseCommandLine
 import PulseCore
 import Testing
 @testable import PulseAge
+@testable import PulsePack
+@testable import PulsePackCLI
 @testable import PulseCrypto
 
 /// The caps of `AgeLimits`: over them is one clear error, at them everything still works, and a key

@@ -1,11 +1,19 @@
 import Foundation
 import PulseCommandLine
 import PulseCore
+import PulseOps
 import PulseStore
 
 /// `pulse-pack gc <package-or-target>`.
 public enum GCCommand {
     public static let command = make(.process)
+
+    static let keep = Option.int("keep", "<n>", in: 1...1_000_000, help: "Versions to keep per id, newest first (default: all).")
+    static let grace = Option.value(
+        "grace", "<duration>", help: "Keep what was published within this long, e.g. 7d, 12h, 30m, 0s (default 7d)."
+    ) { text in try parseDuration(text, option: "--grace") }
+    static let dryRun = Option.flag("dry-run", help: "List what would be deleted and why each kept version stays; delete nothing.")
+    static let target = Positional.one("package-or-target", help: "A package folder, a pushed folder, or s3://bucket/prefix.")
 
     /// The command with its process environment injected (tests pass their own).
     public static func make(_ environment: OpsEnvironment) -> Command {
@@ -30,27 +38,25 @@ public enum GCCommand {
                   pulse-pack gc s3://media/pulse --profile media --region eu-central-1 --keep 3 --grace 7d --dry-run
                   pulse-pack gc /srv/origin/pulse --keep 3 --json
                 """,
-            options: [
-                .value("keep", "<n>", help: "Versions to keep per id, newest first (default: all)."),
-                .value("grace", "<duration>", help: "Keep what was published within this long, e.g. 7d, 12h, 30m, 0s (default 7d)."),
-                .flag("dry-run", help: "List what would be deleted and why each kept version stays; delete nothing."),
-            ] + TargetSpec.commonOptions,
-            positionals: [Positional("package-or-target", help: "A package folder, a pushed folder, or s3://bucket/prefix.")],
+            options: [keep, grace, dryRun] + TargetSpec.commonOptions,
+            positionals: [target],
+            validate: { arguments in try TargetSpec.parse(arguments[Self.target]).validate(arguments, environment: environment) },
             run: { arguments in
                 try OpsCommand.run(environment) { try collect(arguments, environment) }
             })
     }
 
     static func collect(_ arguments: Arguments, _ environment: OpsEnvironment) throws {
-        let keep = try arguments.int("keep", in: 1...1_000_000)
-        let grace = try parseDuration(arguments.value("grace") ?? "7d", option: "--grace")
-        let wait = try TargetSpec.wait(arguments)
-        let dryRun = arguments.flag("dry-run")
-        let json = arguments.flag("json")
-        let spec = try TargetSpec.parse(try arguments.required("package-or-target"))
+        let keep = arguments[Self.keep]
+        let grace = arguments[Self.grace] ?? 7 * 86400
+        let wait = arguments[TargetSpec.wait] ?? 0
+        let dryRun = arguments[Self.dryRun]
+        let json = arguments[TargetSpec.json]
+        let spec = try TargetSpec.parse(arguments[Self.target])
         let target = try spec.make(arguments, environment: environment)
         // Each deletion is printed as it happens: a gc stopped halfway (or killed) has said what is gone.
-        let output = environment.standardOutput
+        let console = environment.console
+        let output: @Sendable (String) -> Void = { console.out($0) }
         var deleted: (@Sendable (String) -> Void)?
         if !json { deleted = { path in output("deleted \(path)") } }
         let report: GCReport
@@ -75,22 +81,22 @@ public enum GCCommand {
             }
         } catch let stopped as GCStopped {
             if json {
-                environment.standardOutput(OpsCommand.json(Self.json(stopped.report, dryRun: dryRun, stopped: stopped.error.description)))
+                environment.console.out(OpsCommand.json(Self.json(stopped.report, dryRun: dryRun, stopped: stopped.error.description)))
             } else {
-                environment.standardOutput("gc \(target.displayName): stopped after deleting " + counts(stopped.report))
+                environment.console.out("gc \(target.displayName): stopped after deleting " + counts(stopped.report))
             }
             throw stopped.error
         }
         if json {
-            environment.standardOutput(OpsCommand.json(Self.json(report, dryRun: dryRun)))
+            environment.console.out(OpsCommand.json(Self.json(report, dryRun: dryRun)))
             return
         }
         if dryRun {
-            for kept in report.kept { environment.standardOutput("keep \(kept.version): \(kept.reasons.joined(separator: ", "))") }
-            for version in report.versions { environment.standardOutput("would drop \(version)") }
-            for path in report.files + report.blobs + report.temporary { environment.standardOutput("would delete \(path)") }
+            for kept in report.kept { environment.console.out("keep \(kept.version): \(kept.reasons.joined(separator: ", "))") }
+            for version in report.versions { environment.console.out("would drop \(version)") }
+            for path in report.files + report.blobs + report.temporary { environment.console.out("would delete \(path)") }
         }
-        environment.standardOutput(
+        environment.console.out(
             "gc \(target.displayName): \(dryRun ? "would delete" : "deleted") \(report.versions.count) versions: " + counts(report)
                 + "; kept \(report.keptVersions) versions, \(report.keptBlobs) blobs")
     }

@@ -1,6 +1,8 @@
 import Foundation
+import PulseAge
 import PulseCommandLine
 import PulseCore
+import PulsePack
 import PulseStore
 
 /// `pulse-pack keys …`: make the key server's identity, seal key tables to it, open sealed files.
@@ -9,31 +11,16 @@ import PulseStore
 /// line on stderr; no secret is ever printed.
 public enum KeysCommand {
     /// The `keys` command tree, printing to the process's stdout and stderr.
-    public static let command: Command = make(console: .standard)
+    public static let command: Command = make(console: .standard())
 
-    /// Where the commands print: injectable so tests can capture it.
-    public struct Console: Sendable {
-        /// One line for the user on stdout (paths written, the recipient).
-        public var print: @Sendable (String) -> Void
-        /// One line on stderr (errors).
-        public var printError: @Sendable (String) -> Void
-        /// Raw bytes on stdout (`--out -`).
-        public var writeOutput: @Sendable ([UInt8]) throws -> Void
-
-        public init(
-            print: @escaping @Sendable (String) -> Void, printError: @escaping @Sendable (String) -> Void,
-            writeOutput: @escaping @Sendable ([UInt8]) throws -> Void
-        ) {
-            self.print = print
-            self.printError = printError
-            self.writeOutput = writeOutput
-        }
-
-        public static let standard = Console(
-            print: { Swift.print($0) },
-            printError: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) },
-            writeOutput: { try FileHandle.standardOutput.write(contentsOf: $0) })
-    }
+    static let keygenOut = Option.value("out", "<file>", short: "o", help: "Identity file to create (never overwritten), or - for standard output.")
+        .required("missing --out <file>: the identity is a secret and is only written where you say (--out - for standard output)")
+    static let sealTo = Option.values("to", "<age1…>", short: "r", help: "Recipient (the key server's public key); repeatable.")
+    static let sealOut = Option.value("out", "<file>", short: "o", help: "Output file for a single table (\"-\" for stdout).")
+    static let sealInput = Positional.one("key-table-or-package", help: "A key table JSON file, a package folder or its server/ folder.")
+    static let openIdentity = Option.values("identity", "<file>", short: "i", help: "Identity file (as keygen or age-keygen writes); repeatable.")
+    static let openOut = Option.value("out", "<file>", short: "o", help: "Output file, 0600 (\"-\" for stdout); default: the input without .age.")
+    static let openInput = Positional.one("file", help: "The age file to open.")
 
     /// The command tree printing to `console`.
     public static func make(console: Console) -> Command {
@@ -58,19 +45,17 @@ public enum KeysCommand {
                 "pulse-pack keys keygen --out /etc/pulse/key-server.identity   # prints age1…",
                 "pulse-pack keys keygen --out - | vault kv put secret/pulse identity=-",
             ],
-            options: [.value("out", "<file>", short: "o", help: "Identity file to create (never overwritten), or - for standard output.")],
+            options: [keygenOut],
             run: guarded("keygen", console) { arguments in
-                guard let out = arguments.value("out") else {
-                    throw UsageError("missing --out <file>: the identity is a secret and is only written where you say (--out - for standard output)")
-                }
+                let out = arguments[Self.keygenOut]
                 let identity = try AgeIdentity.generate()
                 if out == "-" {
-                    try console.writeOutput(Array(identity.fileContents().utf8))
-                    console.printError("public key: \(identity.recipient.description)")
+                    try console.write(Array(identity.fileContents().utf8))
+                    console.err("public key: \(identity.recipient.description)")
                     return ExitCode.success
                 }
                 try KeyFiles.create(Array(identity.fileContents().utf8), at: URL(fileURLWithPath: out), mode: 0o600)
-                console.print(identity.recipient.description)
+                console.out(identity.recipient.description)
                 return ExitCode.success
             })
     }
@@ -88,35 +73,38 @@ public enum KeysCommand {
                 "pulse-pack keys seal pkg --to age1…                                  # every table of the package",
                 "pulse-pack keys seal pkg/server/keys/keynote/3.json --to age1… --out -",
             ],
-            options: [
-                .value("to", "<age1…>", short: "r", help: "Recipient (the key server's public key); repeatable.", repeating: true),
-                .value("out", "<file>", short: "o", help: "Output file for a single table (\"-\" for stdout)."),
-            ],
-            positionals: [Positional("key-table-or-package", help: "A key table JSON file, a package folder or its server/ folder.")],
+            options: [sealTo, sealOut],
+            positionals: [sealInput],
+            validate: { arguments in
+                guard !arguments[Self.sealTo].isEmpty else { throw UsageError("missing --to <age1…> (the key server's recipient)") }
+                var isFolder: ObjCBool = false
+                if arguments[Self.sealOut] != nil, FileManager.default.fileExists(atPath: arguments[Self.sealInput], isDirectory: &isFolder),
+                    isFolder.boolValue
+                {
+                    throw UsageError("--out applies to a single key table, not a package")
+                }
+            },
             run: guarded("seal", console) { arguments in
-                let strings = arguments.values("to")
-                guard !strings.isEmpty else { throw UsageError("missing --to <age1…> (the key server's recipient)") }
-                let recipients = try SealedKeyTable.recipients(strings)
-                let input = URL(fileURLWithPath: try arguments.required("key-table-or-package"))
+                let recipients = try SealedKeyTable.recipients(arguments[Self.sealTo])
+                let input = URL(fileURLWithPath: arguments[Self.sealInput])
                 var isFolder: ObjCBool = false
                 guard FileManager.default.fileExists(atPath: input.path, isDirectory: &isFolder) else {
                     throw KeysFailure(input.path, "no such file or folder", code: ExitCode.failure)
                 }
                 if isFolder.boolValue {
-                    guard arguments.value("out") == nil else { throw UsageError("--out applies to a single key table, not a package") }
                     let written = try sealPackage(input, to: recipients)
-                    for url in written { console.print(url.path) }
+                    for url in written { console.out(url.path) }
                     return ExitCode.success
                 }
                 let bytes = try KeyFiles.read(input, limit: AgeLimits.maxFileByteCount, what: "a key table")
                 _ = try SealedKeyTable.decode(bytes, name: input.path)
                 let sealed = try Age.encrypt(bytes, to: recipients)
-                let out = arguments.value("out") ?? input.path + "." + SealedKeyTable.fileExtension
+                let out = arguments[Self.sealOut] ?? input.path + "." + SealedKeyTable.fileExtension
                 if out == "-" {
-                    try console.writeOutput(sealed)
+                    try console.write(sealed)
                 } else {
                     try KeyFiles.write(sealed, to: URL(fileURLWithPath: out))
-                    console.print(out)
+                    console.out(out)
                 }
                 return ExitCode.success
             })
@@ -127,23 +115,23 @@ public enum KeysCommand {
             name: "open",
             abstract: "Decrypt an age file with an identity file.",
             examples: ["pulse-pack keys open pkg/server/keys/keynote/3.json.age -i key-server.identity --out -"],
-            options: [
-                .value("identity", "<file>", short: "i", help: "Identity file (as keygen or age-keygen writes); repeatable.", repeating: true),
-                .value("out", "<file>", short: "o", help: "Output file, 0600 (\"-\" for stdout); default: the input without .age."),
-            ],
-            positionals: [Positional("file", help: "The age file to open.")],
+            options: [openIdentity, openOut],
+            positionals: [openInput],
+            validate: { arguments in
+                guard !arguments[Self.openIdentity].isEmpty else { throw UsageError("missing --identity <file>") }
+                let input = URL(fileURLWithPath: arguments[Self.openInput]).path, suffix = "." + SealedKeyTable.fileExtension
+                guard arguments[Self.openOut] != nil || (input.hasSuffix(suffix) && input.count > suffix.count) else {
+                    throw UsageError("give --out <file> (or --out -): the input does not end in \(suffix)")
+                }
+            },
             run: guarded("open", console) { arguments in
-                let identityFiles = arguments.values("identity")
-                guard !identityFiles.isEmpty else { throw UsageError("missing --identity <file>") }
-                let input = URL(fileURLWithPath: try arguments.required("file"))
+                let identityFiles = arguments[Self.openIdentity]
+                let input = URL(fileURLWithPath: arguments[Self.openInput])
                 let suffix = "." + SealedKeyTable.fileExtension
                 let out: String
-                if let given = arguments.value("out") {
+                if let given = arguments[Self.openOut] {
                     out = given
                 } else {
-                    guard input.path.hasSuffix(suffix), input.path.count > suffix.count else {
-                        throw UsageError("give --out <file> (or --out -): the input does not end in \(suffix)")
-                    }
                     out = String(input.path.dropLast(suffix.count))
                     guard !FileManager.default.fileExists(atPath: out) else {
                         throw KeysFailure(out, "exists; give --out to replace it", code: ExitCode.failure)
@@ -163,10 +151,10 @@ public enum KeysCommand {
                     throw KeysFailure(input.path, error.description, code: ExitCode.dataError)
                 }
                 if out == "-" {
-                    try console.writeOutput(plaintext)
+                    try console.write(plaintext)
                 } else {
                     try KeyFiles.write(plaintext, to: URL(fileURLWithPath: out))
-                    console.print(out)
+                    console.out(out)
                 }
                 return ExitCode.success
             })
@@ -216,16 +204,16 @@ public enum KeysCommand {
             } catch let error as UsageError {
                 throw error
             } catch let error as KeysFailure {
-                console.printError(prefix + "\(error.path): \(error.message)")
+                console.err(prefix + "\(error.path): \(error.message)")
                 return error.code
             } catch let error as AgeError {
-                console.printError(prefix + error.description)
+                console.err(prefix + error.description)
                 return ExitCode.dataError
             } catch let error as InputError {
-                console.printError(prefix + error.description)
+                console.err(prefix + error.description)
                 return ExitCode.dataError
             } catch {
-                console.printError(prefix + "\(error)")
+                console.err(prefix + "\(error)")
                 return ExitCode.failure
             }
         }

@@ -2,10 +2,16 @@ import Foundation
 import PulseAge
 import PulseCommandLine
 import PulseCore
+import PulsePack
 
 /// `pulse-pack verify`.
 enum VerifyCommand {
-    static func command(terminal: Terminal, environment: [String: String]) -> Command {
+    static let keys = Option.value("keys", "<file-or-dir>", help: "Key table(s) to decrypt slides with (default: <package>/server/keys).")
+    static let identity = Option.values("identity", "<file>", short: "i", help: "age identity file to open sealed key tables with.")
+    static let json = Option.flag("json", help: "Print a machine-readable report on stdout.")
+    static let package = Positional.one("package", help: "The package folder.")
+
+    static func command(console: Console, environment: [String: String]) -> Command {
         Command(
             name: "verify",
             abstract: "Check a package: re-hash every blob, check every blob list and manifest, decrypt every slide.",
@@ -21,24 +27,19 @@ enum VerifyCommand {
                 "pulse-pack verify pkg --identity key-server.identity     # also decrypt sealed key tables",
                 "pulse-pack verify pkg --json",
             ],
-            options: [
-                .value("keys", "<file-or-dir>", help: "Key table(s) to decrypt slides with (default: <package>/server/keys)."),
-                .value("identity", "<file>", short: "i", help: "age identity file to open sealed key tables with.", repeating: true),
-                .flag("json", help: "Print a machine-readable report on stdout."),
-            ],
-            positionals: [Positional("package", help: "The package folder.")],
+            options: [keys, identity, json],
+            positionals: [package],
             run: { arguments in
-                let identities = try arguments.values("identity").flatMap { path in
+                let identities = try arguments[Self.identity].flatMap { path in
                     try AgeIdentity.parseFile(String(decoding: try InputLoader.readFile(fileURL(path)), as: UTF8.self), name: path)
                 }
-                let json = arguments.flag("json")
-                let package = fileURL(try arguments.required("package"))
-                var verifier = Verifier(
-                    package: package, keys: arguments.value("keys").map(fileURL),
-                    identities: identities, environment: environment)
-                if !json { verifier.progress = { step, done, total in terminal.progress(step, done: done, total: total) } }
+                let json = arguments[Self.json]
+                let package = fileURL(arguments[Self.package])
+                var verifier = Verifier(package: package, keys: arguments[Self.keys].map(fileURL), identities: identities, environment: environment)
+                let bar = ProgressBar(console)
+                if !json { verifier.progress = { step, done, total in bar.update(step, done: done, total: total) } }
                 let report = verifier.run()
-                terminal.endProgress()
+                console.clearProgress()
                 if !report.isPackage, !json {
                     // Like push and gc: not a package is bad input (65), not a problem found in a package (1).
                     let problem = report.problems.first ?? "not a pulse package"
@@ -50,12 +51,12 @@ enum VerifyCommand {
                         "notes": .array(report.notes.map(JSONValue.string)), "blobs": .int(report.blobs),
                         "manifests": .int(report.manifests), "slidesDecrypted": .int(report.slidesDecrypted),
                     ]
-                    terminal.print(String(decoding: output.prettyBytes.dropLast(), as: UTF8.self))
+                    console.out(json: output)
                     if !report.isPackage { return ExitCode.dataError }
                 } else {
-                    for problem in report.problems { terminal.printError("pulse-pack: problem: \(problem)") }
-                    for note in report.notes { terminal.printError("pulse-pack: note: \(note)") }
-                    terminal.print(
+                    for problem in report.problems { console.err("pulse-pack: problem: \(problem)") }
+                    for note in report.notes { console.err("pulse-pack: note: \(note)") }
+                    console.out(
                         "\(report.problems.isEmpty ? "OK" : "FAILED: \(report.problems.count) problem(s)"): "
                             + "\(report.blobs) blobs re-hashed, \(report.manifests) manifests checked, "
                             + "\(report.slidesDecrypted) slides decrypted")

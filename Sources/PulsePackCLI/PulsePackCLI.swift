@@ -3,6 +3,7 @@ import PulseAge
 import PulseCommandLine
 import PulseCore
 import PulsePDF
+import PulsePack
 import PulseStore
 import PulseSystem
 
@@ -15,7 +16,7 @@ public enum PulsePackCLI {
     /// `environment` is where build and verify find the secret's home, `PULSE_PACKAGE_SECRET` and
     /// `SOURCE_DATE_EPOCH` (tests pass their own).
     public static func root(
-        terminal: Terminal, environment: [String: String] = ProcessInfo.processInfo.environment, extra: [Command] = []
+        console: Console, environment: [String: String] = ProcessInfo.processInfo.environment, extra: [Command] = []
     ) -> Command {
         Command(
             name: "pulse-pack",
@@ -27,28 +28,25 @@ public enum PulsePackCLI {
                 "pulse-pack push pkg --to s3://bucket/event --endpoint https://s3.example.net --region eu-central-1",
             ],
             subcommands: [
-                BuildCommand.command(terminal: terminal, environment: environment),
-                VerifyCommand.command(terminal: terminal, environment: environment),
-                DiffCommand.command(terminal: terminal),
-                KeysCommand.make(console: KeysCommand.Console(
-                    print: terminal.print, printError: terminal.printError,
-                    writeOutput: { try FileHandle.standardOutput.write(contentsOf: $0) })),
+                BuildCommand.command(console: console, environment: environment),
+                VerifyCommand.command(console: console, environment: environment),
+                DiffCommand.command(console: console),
+                KeysCommand.make(console: console),
             ] + OpsCommands.listing + extra)
     }
 
     /// Runs `pulse-pack` with `arguments` (without the program name); returns the exit code.
     public static func main(
-        _ arguments: [String], terminal: Terminal = .standard(),
+        _ arguments: [String], console: Console = .standard(),
         environment: [String: String] = ProcessInfo.processInfo.environment, extra: [Command] = []
     ) -> Int32 {
         CommandLineTool.main(
-            root(terminal: terminal, environment: environment, extra: extra), arguments: arguments,
+            root(console: console, environment: environment, extra: extra), arguments: arguments,
             errorHandler: { error in
-                terminal.endProgress()
-                terminal.printError("pulse-pack: error: \(describe(error))")
+                console.err("pulse-pack: error: \(describe(error))")
                 return exitCode(for: error)
             },
-            print: terminal.print, printError: terminal.printError)
+            print: console.out, printError: console.err)
     }
 
     /// The error's one line. A Foundation file error that escaped unwrapped says which file and the
@@ -68,8 +66,8 @@ public enum PulsePackCLI {
     }
 
     /// Prints collected warnings to stderr.
-    static func printWarnings(_ warnings: [String], terminal: Terminal) {
-        for warning in warnings { terminal.printError("pulse-pack: warning: \(warning)") }
+    static func printWarnings(_ warnings: [String], console: Console) {
+        for warning in warnings { console.err("pulse-pack: warning: \(warning)") }
     }
 }
 

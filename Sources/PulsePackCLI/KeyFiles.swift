@@ -1,4 +1,5 @@
 import Foundation
+import PulseAge
 import PulseCommandLine
 import PulseStore
 import PulseSystem

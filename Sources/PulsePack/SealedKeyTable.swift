@@ -1,4 +1,5 @@
 import Foundation
+import PulseAge
 import PulseCore
 import PulseStore
 

@@ -1,11 +1,18 @@
 import Foundation
 import PulseCommandLine
 import PulseCore
+import PulseOps
 import PulseStore
 
 /// `pulse-pack push <package> --to <target>`.
 public enum PushCommand {
     public static let command = make(.process)
+
+    static let to = Option.value("to", "<target>", help: "A folder or s3://bucket/prefix.").required()
+    static let jobs = Option.int("jobs", "<n>", in: 1...64, help: "Uploads in flight at once (default 4).")
+    static let force = Option.flag(
+        "force", help: "Push even if the target's index.json belongs to another package, or the target holds other files.")
+    static let package = Positional.one("package", help: "The package folder (pulse-pack build output).")
 
     /// The command with its process environment injected (tests pass their own).
     public static func make(_ environment: OpsEnvironment) -> Command {
@@ -31,40 +38,37 @@ public enum PushCommand {
                       --region eu-central-1 --profile media --json
                   pulse-pack push out/pkg --to s3://media/pulse --wait 10m    # queue behind a running gc
                 """,
-            options: [
-                .value("to", "<target>", help: "A folder or s3://bucket/prefix."),
-                .value("jobs", "<n>", help: "Uploads in flight at once (default 4)."),
-                .flag("force", help: "Push even if the target's index.json belongs to another package, or the target holds other files."),
-            ] + TargetSpec.commonOptions,
-            positionals: [Positional("package", help: "The package folder (pulse-pack build output).")],
+            options: [to, jobs, force] + TargetSpec.commonOptions,
+            positionals: [package],
+            validate: { arguments in try TargetSpec.parse(arguments[Self.to]).validate(arguments, environment: environment) },
             run: { arguments in
                 try OpsCommand.run(environment) { try push(arguments, environment) }
             })
     }
 
     static func push(_ arguments: Arguments, _ environment: OpsEnvironment) throws {
-        let package = URL(fileURLWithPath: try arguments.required("package")).standardizedFileURL
-        guard let to = arguments.value("to") else { throw UsageError("missing --to <target>") }
-        let jobs = try arguments.int("jobs", in: 1...64) ?? 4
-        let wait = try TargetSpec.wait(arguments)
-        let target = try TargetSpec.parse(to).make(arguments, environment: environment)
-        let bar = environment.errorIsTerminal ? ProgressBar(environment.standardError) : nil
-        var progress: (@Sendable (PushProgress) -> Void)?
-        if let bar { progress = { bar.show($0) } }
-        let pusher = Pusher(package: package, target: target, jobs: jobs, force: arguments.flag("force"), wait: wait, progress: progress)
+        let package = URL(fileURLWithPath: arguments[Self.package]).standardizedFileURL
+        let target = try TargetSpec.parse(arguments[Self.to]).make(arguments, environment: environment)
+        let bar = ProgressBar(environment.console)
+        let progress: @Sendable (PushProgress) -> Void = { progress in
+            bar.update(done: progress.done, total: progress.total, detail: "files, \(OpsCommand.byteText(progress.bytes)) sent")
+        }
+        let pusher = Pusher(
+            package: package, target: target, jobs: arguments[Self.jobs] ?? 4, force: arguments[Self.force],
+            wait: arguments[TargetSpec.wait] ?? 0, progress: environment.console.showsProgress ? progress : nil)
         let report: PushReport
         do { report = try pusher.run() } catch {
-            bar?.finish()
+            bar.finish()
             throw error
         }
-        bar?.finish()
-        if arguments.flag("json") {
-            environment.standardOutput(OpsCommand.json([
+        bar.finish()
+        if arguments[TargetSpec.json] {
+            environment.console.out(OpsCommand.json([
                 "uploaded": .int(report.uploaded), "skipped": .int(report.skipped), "bytes": .int(report.bytes),
                 "seconds": OpsCommand.seconds(report.seconds),
             ]))
         } else {
-            environment.standardOutput(
+            environment.console.out(
                 "pushed \(package.path) to \(target.displayName): \(report.uploaded) uploaded, "
                     + "\(report.skipped) already there, \(OpsCommand.byteText(report.bytes)) in "
                     + String(format: "%.1f s", report.seconds))

@@ -1,5 +1,6 @@
 import Foundation
 import PulseCommandLine
+import PulseOps
 
 /// The `pulse-pack-ops` executable: pulse-pack's push and gc, which `pulse-pack` hands over to.
 public enum OpsCLI {
@@ -15,10 +16,9 @@ public enum OpsCLI {
         CommandLineTool.main(
             root(environment), arguments: arguments,
             errorHandler: { error in
-                environment.standardError("pulse-pack: error: \(error)\n")
+                environment.console.err("pulse-pack: error: \(error)")
                 return ExitCode.failure
             },
-            print: environment.standardOutput,
-            printError: { environment.standardError($0 + "\n") })
+            print: environment.console.out, printError: environment.console.err)
     }
 }

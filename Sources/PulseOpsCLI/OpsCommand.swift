@@ -1,6 +1,7 @@
 import Foundation
 import PulseCommandLine
 import PulseCore
+import PulseOps
 
 /// What push and gc share: one-line errors with the right exit code, JSON output, byte counts.
 enum OpsCommand {
@@ -15,7 +16,7 @@ enum OpsCommand {
         } catch {
             let error = OpsError.from(error)
             if error.kind == .usage { throw UsageError(error.description) }
-            environment.standardError("pulse-pack: error: \(error.description)\n")
+            environment.console.err("pulse-pack: error: \(error.description)")
             return error.exitCode
         }
     }
@@ -40,4 +41,16 @@ enum OpsCommand {
 
     /// Seconds with millisecond precision, for `--json`.
     static func seconds(_ value: Double) -> JSONValue { .double((value * 1000).rounded() / 1000) }
+}
+
+extension OpsError {
+    /// The process exit code for this error (sysexits: 65 bad input, 64 usage, 75 busy, 1 otherwise).
+    public var exitCode: Int32 {
+        switch kind {
+        case .badInput: ExitCode.dataError
+        case .failure: ExitCode.failure
+        case .usage: ExitCode.usage
+        case .busy: 75
+        }
+    }
 }

@@ -1,11 +1,19 @@
 import Foundation
 import PulseCommandLine
 import PulseCore
+import PulsePack
 import PulseStore
 
 /// `pulse-pack diff`.
 enum DiffCommand {
-    static func command(terminal: Terminal) -> Command {
+    static let json = Option.flag("json", help: "Print the plan as JSON on stdout (docs/json-output.md).")
+    static let package = Option.value(
+        "package", "<dir>", help: "A package folder: compare the two newest versions of --session (same as diff <dir> <id>).")
+    static let session = Option.value("session", "<id>", help: "The session to compare, with --package.")
+    static let old = Positional.optional("old-manifest-or-package", help: "The manifest the phone holds, or a package folder.")
+    static let new = Positional.optional("new-manifest-or-session", help: "The manifest it syncs to, or a session id of the package.")
+
+    static func command(console: Console) -> Command {
         Command(
             name: "diff",
             abstract: "Show the delta-sync plan between two manifests: slides changed, hashes to fetch and drop, bytes to download.",
@@ -19,45 +27,39 @@ enum DiffCommand {
                 "pulse-pack diff pkg/server/sessions/keynote/<old>.json pkg/server/sessions/keynote/<new>.json",
                 "pulse-pack diff pkg keynote --json",
             ],
-            options: [
-                .flag("json", help: "Print the plan as JSON on stdout (docs/json-output.md)."),
-                .value("package", "<dir>", help: "A package folder: compare the two newest versions of --session (same as diff <dir> <id>)."),
-                .value("session", "<id>", help: "The session to compare, with --package."),
-            ],
-            positionals: [
-                Positional("old-manifest-or-package", help: "The manifest the phone holds, or a package folder.", optional: true),
-                Positional("new-manifest-or-session", help: "The manifest it syncs to, or a session id of the package.", optional: true),
-            ],
+            options: [json, package, session],
+            positionals: [old, new],
+            validate: { arguments in _ = try comparison(arguments) },
             run: { arguments in
-                let (old, new) = try manifests(arguments)
+                let (old, new) = try manifests(try comparison(arguments))
                 let plan = DeltaPlan(old: old.value, new: new.value)
                 let slides = SlideChanges(old: old.value, new: new.value)
-                if arguments.flag("json") {
+                if arguments[Self.json] {
                     guard case var .object(fields) = plan.json else { return ExitCode.failure }
                     fields["kind"] = .string(new.kind.rawValue)
                     fields["id"] = new.id.map(JSONValue.string) ?? .null
                     fields["slides"] = slides.json
                     fields["old"] = .string(old.name)
                     fields["new"] = .string(new.name)
-                    terminal.print(String(decoding: JSONValue.object(fields).prettyBytes.dropLast(), as: UTF8.self))
+                    console.out(json: .object(fields))
                     return ExitCode.success
                 }
                 if plan.unchanged {
-                    terminal.print("unchanged: same packageVersion (the app gets a 304 and fetches nothing)")
+                    console.out("unchanged: same packageVersion (the app gets a 304 and fetches nothing)")
                     return ExitCode.success
                 }
                 let slideHashes = Set((new.value["slides"]?.arrayValue ?? []).compactMap { $0["assetHash"]?.stringValue })
                     .union((old.value["slides"]?.arrayValue ?? []).compactMap { $0["assetHash"]?.stringValue })
-                for line in slides.lines { terminal.print(line) }
+                for line in slides.lines { console.out(line) }
                 for asset in plan.fetch where !slideHashes.contains(asset.assetHash) {
-                    terminal.print("image added: \(asset.assetHash)  \(Format.bytes(asset.bytes))")
+                    console.out("image added: \(asset.assetHash)  \(Format.bytes(asset.bytes))")
                 }
                 for asset in plan.drop where !slideHashes.contains(asset.assetHash) {
-                    terminal.print("image dropped: \(asset.assetHash)  \(Format.bytes(asset.bytes))")
+                    console.out("image dropped: \(asset.assetHash)  \(Format.bytes(asset.bytes))")
                 }
-                for asset in plan.fetch { terminal.print("+ \(asset.assetHash)  \(Format.bytes(asset.bytes))") }
-                for asset in plan.drop { terminal.print("- \(asset.assetHash)  \(Format.bytes(asset.bytes))") }
-                terminal.print("fetch \(plan.fetch.count), drop \(plan.drop.count), keep \(plan.kept); download \(Format.bytes(plan.bytes)) (\(plan.bytes) bytes)")
+                for asset in plan.fetch { console.out("+ \(asset.assetHash)  \(Format.bytes(asset.bytes))") }
+                for asset in plan.drop { console.out("- \(asset.assetHash)  \(Format.bytes(asset.bytes))") }
+                console.out("fetch \(plan.fetch.count), drop \(plan.drop.count), keep \(plan.kept); download \(Format.bytes(plan.bytes)) (\(plan.bytes) bytes)")
                 return ExitCode.success
             })
     }
@@ -71,11 +73,17 @@ enum DiffCommand {
         var id: String?
     }
 
-    /// The old and new manifest: two files, or a session's two newest versions in a package
-    /// (`diff P S` or `diff --package P --session S`: one code path).
-    static func manifests(_ arguments: Arguments) throws -> (Manifest, Manifest) {
-        let first = arguments.positional("old-manifest-or-package"), second = arguments.positional("new-manifest-or-session")
-        var folder = arguments.value("package"), session = arguments.value("session")
+    /// What to compare: two manifest files, or a session's two newest versions in a package.
+    enum Comparison {
+        case files(old: String, new: String)
+        case package(folder: String, session: String)
+    }
+
+    /// The comparison the arguments ask for (`diff A B`, `diff P S` or `diff --package P --session S`: one
+    /// code path); a usage error for any other combination.
+    static func comparison(_ arguments: Arguments) throws -> Comparison {
+        let first = arguments[Self.old], second = arguments[Self.new]
+        var folder = arguments[Self.package], session = arguments[Self.session]
         if folder == nil, let first, isFolder(first) {
             guard session == nil else { throw UsageError("give the session once: diff <package> <session> or --package and --session") }
             folder = first
@@ -86,12 +94,22 @@ enum DiffCommand {
         guard let folder else {
             guard session == nil else { throw UsageError("--session goes with --package <dir>") }
             guard let first, let second else { throw UsageError("missing <new-manifest-or-session>: give two manifests, or a package and a session") }
+            return .files(old: first, new: second)
+        }
+        guard let session else { throw UsageError("missing the session: diff \(folder) <session-id>") }
+        return .package(folder: folder, session: session)
+    }
+
+    /// The old and new manifest of a comparison.
+    static func manifests(_ comparison: Comparison) throws -> (Manifest, Manifest) {
+        switch comparison {
+        case let .files(first, second):
             let old = try readManifest(first), new = try readManifest(second)
             try checkComparable(old, new)
             return (old, new)
+        case let .package(folder, session):
+            return try packageVersions(folder: folder, session: session)
         }
-        guard let session else { throw UsageError("missing the session: diff \(folder) <session-id>") }
-        return try packageVersions(folder: folder, session: session)
     }
 
     private static func isFolder(_ path: String) -> Bool {

@@ -1,10 +1,30 @@
 import Foundation
 import PulseCommandLine
 import PulseCore
+import PulsePack
 
 /// `pulse-pack build`.
 enum BuildCommand {
-    static func command(terminal: Terminal, environment: [String: String]) -> Command {
+    static let out = Option.value("out", "<dir>", short: "o", help: "The package folder (created if missing).").required()
+    static let deck = Option.value("deck", "<pdf-or-folder>", help: "The deck of a single session: a PDF or a folder of images.")
+    static let secretFile = Option.value(
+        "secret-file", "<file>", help: "Read the package secret (base64, mode 0600) from this file; created if missing.")
+    static let packageId = Option.value(
+        "package-id", "<32 hex>", help: "The id of a new package (default: random); an existing package must have it.")
+    static let jobs = Option.int(
+        "jobs", "<n>", short: "j", in: 1...256, help: "Threads per deck (default: the cores for a PDF, twice that for images).")
+    static let sealTo = Option.values(
+        "seal-to", "<age1…>", help: "Write key tables only sealed to this age recipient (the key server); repeatable.")
+    static let lenient = Option.flag("lenient", help: "Unknown fields in input files are warnings, not errors.")
+    static let maxImageSize = Option.value(
+        "max-image-size", "<size>", help: "Warn about a photo or logo larger than this, e.g. 500kB, 2MB (default 2MB).",
+        mustBe: "a size such as 500kB or 2MB"
+    ) { text in ByteCount.parse(text).flatMap { $0 > 0 ? $0 : nil } }
+    static let json = Option.flag("json", help: "Print a machine-readable summary on stdout.")
+    static let quiet = Option.flag("quiet", short: "q", help: "No summary, no progress.")
+    static let input = Positional.one("input", help: "A series or session description file (JSON).")
+
+    static func command(console: Console, environment: [String: String]) -> Command {
         Command(
             name: "build",
             abstract: "Package a series (and its sessions) or one session with its deck.",
@@ -27,45 +47,29 @@ enum BuildCommand {
                 "pulse-pack build Samples/series.json --out pkg --seal-to age1…   # key tables only sealed",
                 "SOURCE_DATE_EPOCH=$(git log -1 --format=%ct) pulse-pack build series.json --out pkg --package-id <32 hex> --secret-file ci.secret",
             ],
-            options: [
-                .value("out", "<dir>", short: "o", help: "The package folder (created if missing)."),
-                .value("deck", "<pdf-or-folder>", help: "The deck of a single session: a PDF or a folder of images."),
-                .value("secret-file", "<file>", help: "Read the package secret (base64, mode 0600) from this file; created if missing."),
-                .value("package-id", "<32 hex>", help: "The id of a new package (default: random); an existing package must have it."),
-                .value("jobs", "<n>", short: "j", help: "Threads per deck (default: the cores for a PDF, twice that for images)."),
-                .value("seal-to", "<age1…>", help: "Write key tables only sealed to this age recipient (the key server); repeatable.", repeating: true),
-                .flag("lenient", help: "Unknown fields in input files are warnings, not errors."),
-                .value("max-image-size", "<size>", help: "Warn about a photo or logo larger than this, e.g. 500kB, 2MB (default 2MB)."),
-                .flag("json", help: "Print a machine-readable summary on stdout."),
-                .flag("quiet", short: "q", help: "No summary, no progress."),
-            ],
-            positionals: [Positional("input", help: "A series or session description file (JSON).")],
+            options: [out, deck, secretFile, packageId, jobs, sealTo, lenient, maxImageSize, json, quiet],
+            positionals: [input],
             run: { arguments in
-                guard let out = arguments.value("out") else { throw UsageError("missing --out <dir>") }
                 var options = Builder.Options(
-                    input: fileURL(try arguments.required("input")), output: fileURL(out), environment: environment)
-                options.deck = arguments.value("deck").map(fileURL)
-                options.secretFile = arguments.value("secret-file").map(fileURL)
-                options.packageId = arguments.value("package-id")
-                if let jobs = try arguments.int("jobs", in: 1...256) { options.workers = jobs }
-                options.sealTo = arguments.values("seal-to")
-                options.lenient = arguments.flag("lenient")
-                if let text = arguments.value("max-image-size") {
-                    guard let bytes = ByteCount.parse(text), bytes > 0 else {
-                        throw UsageError("--max-image-size must be a size such as 500kB or 2MB, got \"\(text)\"")
-                    }
-                    options.warnImageBytes = bytes
-                }
-                let json = arguments.flag("json"), quiet = arguments.flag("quiet")
+                    input: fileURL(arguments[Self.input]), output: fileURL(arguments[Self.out]), environment: environment)
+                options.deck = arguments[Self.deck].map(fileURL)
+                options.secretFile = arguments[Self.secretFile].map(fileURL)
+                options.packageId = arguments[Self.packageId]
+                if let jobs = arguments[Self.jobs] { options.workers = jobs }
+                options.sealTo = arguments[Self.sealTo]
+                options.lenient = arguments[Self.lenient]
+                if let bytes = arguments[Self.maxImageSize] { options.warnImageBytes = bytes }
+                let json = arguments[Self.json], quiet = arguments[Self.quiet]
+                let bar = ProgressBar(console)
                 let report = try Builder(options: options).run { session, done, total in
-                    if !quiet && !json { terminal.progress("  \(session)", done: done, total: total) }
+                    if !quiet && !json { bar.update("  \(session)", done: done, total: total) }
                 }
-                terminal.endProgress()
-                PulsePackCLI.printWarnings(report.warnings, terminal: terminal)
+                console.clearProgress()
+                PulsePackCLI.printWarnings(report.warnings, console: console)
                 if json {
-                    terminal.print(String(decoding: report.json.prettyBytes.dropLast(), as: UTF8.self))
+                    console.out(json: report.json)
                 } else if !quiet {
-                    summary(report).forEach(terminal.print)
+                    summary(report).forEach(console.out)
                 }
                 return ExitCode.success
             })
