@@ -65,13 +65,17 @@ let package = Package(
         target("PulseOrigin", ["PulseHTTPServer", "PulseStore", "PulseCore", "PulseCrypto", "PulseSystem"]),
         target("PulsePack", ["PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseImage", "PulseAge", "PulseSystem"]),
         target("PulseServer", [
-            "PulseSQLite", "PulsePostgres", "PulseCore", "PulseCrypto", "PulseStore", "PulseAge", "PulseCommandLine", "PulseHTTPServer",
-            "PulseOrigin", "PulseSystem",
+            "PulseSQLite", "PulsePostgres", "PulseCore", "PulseCrypto", "PulseStore", "PulseAge", "PulseHTTPServer", "PulseOrigin", "PulseSystem",
         ]),
         // The reference app client (an app could embed it; the key behind `DeviceKey`), and the contract suite.
-        target("PulseDevice", ["PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine", "PulseSystem"]),
-        target("PulseConformance", ["PulseDevice", "PulseCrypto", "PulseCore", "PulseCommandLine", "PulseSystem"]),
+        target("PulseDevice", ["PulseCrypto", "PulseCore", "PulseStore", "PulseSystem"]),
+        target("PulseConformance", ["PulseDevice", "PulseCrypto", "PulseCore", "PulseSystem"]),
         // The command lines, one module per tool (restic's cmd/ apart from internal/): options, help, output.
+        target("PulseServerCLI", [
+            "PulseServer", "PulseAge", "PulseCore", "PulseHTTPServer", "PulseOrigin", "PulsePostgres", "PulseCommandLine", "PulseSystem",
+        ]),
+        target("PulseConformanceCLI", ["PulseConformance", "PulseDevice", "PulseCore", "PulseCommandLine"]),
+        target("PulseDeviceCLI", ["PulseDevice", "PulseCore", "PulseCrypto", "PulseStore", "PulseCommandLine", "PulseSystem"]),
         target("PulseOpsCLI", ["PulseOps", "PulseCore", "PulseStore", "PulseCommandLine", "PulseSystem"]),
         target("PulseOriginCLI", ["PulseOrigin", "PulseHTTPServer", "PulseCore", "PulseCommandLine", "PulseSystem"]),
         target("PulsePackCLI", ["PulsePack", "PulseAge", "PulseCore", "PulseStore", "PulsePDF", "PulseCommandLine", "PulseSystem"]),
@@ -81,9 +85,9 @@ let package = Package(
         // push and gc: their own executable, so pulse-pack never loads libcurl (see PulsePack's OpsCommands).
         .executableTarget(name: "pulse-pack-ops", dependencies: ["PulseOpsCLI"], swiftSettings: swiftSettings),
         .executableTarget(name: "pulse-origin", dependencies: ["PulseOriginCLI"], swiftSettings: swiftSettings),
-        .executableTarget(name: "pulse-server", dependencies: ["PulseServer"], swiftSettings: swiftSettings),
-        .executableTarget(name: "pulse-device", dependencies: ["PulseDevice"], swiftSettings: swiftSettings),
-        .executableTarget(name: "pulse-conformance", dependencies: ["PulseConformance"], swiftSettings: swiftSettings),
+        .executableTarget(name: "pulse-server", dependencies: ["PulseServerCLI"], swiftSettings: swiftSettings),
+        .executableTarget(name: "pulse-device", dependencies: ["PulseDeviceCLI"], swiftSettings: swiftSettings),
+        .executableTarget(name: "pulse-conformance", dependencies: ["PulseConformanceCLI"], swiftSettings: swiftSettings),
         // Scripts/bench-verify: ES256 verifies per second, measured next to `openssl speed ecdsap256`.
         .executableTarget(name: "pulse-bench-verify", dependencies: ["PulseCrypto", "PulseCommandLine", "PulseSystem"], swiftSettings: swiftSettings),
         // Scripts/bench-blocks: PulseHTML's render of a 10,000-row table, PulseMetrics' ns per operation.
@@ -103,20 +107,20 @@ let package = Package(
         testTarget("PulseSQLiteTests", ["PulseSQLite"]),
         testTarget("PulsePostgresTests", ["PulsePostgres", "PulsePostgresTesting"]),
         testTarget("PulseServerTests", [
-            "PulseServer", "PulseSQLite", "PulseCore", "PulseCrypto", "PulseAge", "PulseCommandLine", "PulsePack", "PulseStore",
+            "PulseServer", "PulseServerCLI", "PulseSQLite", "PulseCore", "PulseCrypto", "PulseAge", "PulseCommandLine", "PulsePack", "PulseStore",
             "PulseHTTPServer", "PulsePostgres", "PulsePostgresTesting", "PulseSystem",
         ]),
         testTarget("PulsePDFTests", ["PulsePDF", "PulseCrypto"]),
         testTarget("PulsePackTests", ["PulsePack", "PulsePackCLI", "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseAge", "PulseCommandLine"]),
         // pulse-server and pulse-origin in process with the samples built, and the broken servers' responder wrapper.
         .target(
-            name: "SyncTestSupport", dependencies: ["PulseServer", "PulsePack", "PulseOrigin", "PulseHTTPServer"], path: "Tests/SyncTestSupport",
+            name: "SyncTestSupport", dependencies: ["PulseServer", "PulseServerCLI", "PulseCommandLine", "PulsePack", "PulseOrigin", "PulseHTTPServer"], path: "Tests/SyncTestSupport",
             swiftSettings: swiftSettings),
         testTarget("PulseDeviceTests", [
-            "PulseDevice", "SyncTestSupport", "PulseServer", "PulseHTTPServer", "PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine",
+            "PulseDevice", "PulseDeviceCLI", "SyncTestSupport", "PulseServer", "PulseHTTPServer", "PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine",
         ]),
         testTarget("PulseConformanceTests", [
-            "PulseConformance", "PulseDevice", "SyncTestSupport", "PulseServer", "PulseHTTPServer", "PulseCrypto", "PulseCore", "PulseSystem",
+            "PulseConformance", "PulseConformanceCLI", "PulseCommandLine", "PulseDevice", "SyncTestSupport", "PulseServer", "PulseHTTPServer", "PulseCrypto", "PulseCore", "PulseSystem",
         ]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,152 +1,10 @@
 import Foundation
-import PulseCommandLine
 import PulseCore
 
-/// `pulse-server admin …`: minting and revoking credentials, devices, session settings.
-/// Each operation is `Administration`'s, the same the staff API calls.
-enum AdminCommand {
-    static func command(console: Console) -> Command {
-        Command(
-            name: "admin",
-            abstract: "Mint device codes and tokens, revoke them, list and revoke devices, set session state and frontier.",
-            discussion: "Codes and tokens are printed once, on standard output, and stored only as SHA-256 hashes.",
-            subcommands: [
-                Command(name: "device-code", abstract: "Single-use enrollment codes for staff-managed devices.",
-                        subcommands: [deviceCodeCreate(console)]),
-                Command(name: "registration-token", abstract: "Durable enrollment tokens for a series (an attendee's link).",
-                        subcommands: [registrationTokenCreate(console)]),
-                Command(name: "staff-token", abstract: "Bearer tokens for /api/staff (console, presenter's clicker).",
-                        subcommands: [staffTokenCreate(console)]),
-                Command(name: "token", abstract: "List or revoke device codes and tokens of any kind.",
-                        subcommands: [tokenList(console), tokenRevoke(console)]),
-                Command(name: "device", abstract: "List or revoke enrolled devices.", subcommands: [deviceList(console), deviceRevoke(console)]),
-                SessionAdminCommand.command(console: console),
-            ])
-    }
-
-    static let expiresOption = Option.value("expires", "<duration>", help: "Lifetime: 90s, 30m, 2h, 7d.")
-
-    static func administration(_ arguments: Arguments, _ console: Console) throws -> Administration {
-        Administration(storage: try ServerCommand.storage(arguments, console))
-    }
-
-    static func lifetime(_ arguments: Arguments) throws -> Int64? {
-        guard let text = arguments.legacyValue("expires") else { return nil }
-        guard let seconds = Lifetime.seconds(text) else { throw UsageError("--expires must be a duration like 90s, 30m, 2h or 7d (up to 366d), got \"\(text)\"") }
-        return seconds
-    }
-
-    static func printMinted(_ minted: Administration.Minted, _ arguments: Arguments, console: Console) {
-        if arguments.legacyFlag("json") {
-            console.out(json: StaffAPI.minted(minted))
-        } else {
-            console.out(minted.text)
-        }
-        var note = "\(minted.kind.rawValue) \(minted.listingId)"
-        if let scope = minted.scope { note += " for \(scope)" }
-        if let max = minted.maxDevices { note += ", up to \(max) devices" }
-        if let limits = limitsText(minted.limits) { note += ", " + limits }
-        note += minted.expiresAt.map { ", expires \(TimeText.iso($0))" } ?? ", no expiry"
-        console.err(note + "; shown once, stored hashed")
-    }
-
-    static func deviceCodeCreate(_ console: Console) -> Command {
-        Command(
-            name: "create", abstract: "Mint a single-use device code (prints it) for one session or a whole series.",
-            options: [
-                ServerCommand.dataOption, ServerCommand.databaseOption, .value("series", "<id>", help: "Devices enrolled with it may read the whole series."),
-                .value("session", "<id>", help: "Devices enrolled with it may read this session only."),
-                .value("expires", "<duration>", help: "Lifetime: 90s, 30m, 2h, 7d (default 24h)."), ServerCommand.jsonOption,
-            ],
-            run: { arguments in
-                let scope: DeviceScope
-                switch (arguments.legacyValue("series"), arguments.legacyValue("session")) {
-                case let (series?, nil): scope = .series(series)
-                case let (nil, session?): scope = .session(session)
-                default: throw UsageError("give exactly one of --series <id> or --session <id>")
-                }
-                let minted = try administration(arguments, console).createDeviceCode(
-                    scope: scope, lifetime: try lifetime(arguments) ?? Administration.deviceCodeLifetime)
-                printMinted(minted, arguments, console: console)
-                return ExitCode.success
-            })
-    }
-
-    static func registrationTokenCreate(_ console: Console) -> Command {
-        Command(
-            name: "create", abstract: "Mint a durable registration token (prints it) for a series.",
-            options: [
-                ServerCommand.dataOption, ServerCommand.databaseOption, .value("series", "<id>", help: "The series (required)."),
-                .value("max-devices", "<n>", help: "Devices at most (default: no cap)."),
-                .value("enroll-rate", "<per-second>", help: "Its own enrollments per second, all addresses together (default: serve's --token-enroll-rate)."),
-                .value("enroll-burst", "<n>", help: "Its own enrollment burst (default: serve's --token-enroll-burst)."),
-                .value("max-streams", "<n>", help: "Event streams its devices may hold open at once, per instance (default: serve's --token-max-streams)."),
-                expiresOption, ServerCommand.jsonOption,
-            ],
-            run: { arguments in
-                guard let series = arguments.legacyValue("series") else { throw UsageError("missing --series <id>") }
-                let limits = TokenLimits(
-                    enrollRate: try arguments.legacyInt("enroll-rate", in: 1...1_000_000), enrollBurst: try arguments.legacyInt("enroll-burst", in: 1...1_000_000),
-                    maxStreams: try arguments.legacyInt("max-streams", in: 0...1_000_000))
-                let minted = try administration(arguments, console).createRegistrationToken(
-                    series: series, maxDevices: try arguments.legacyInt("max-devices", in: 1...10_000_000), limits: limits, lifetime: try lifetime(arguments))
-                printMinted(minted, arguments, console: console)
-                return ExitCode.success
-            })
-    }
-
-    static func staffTokenCreate(_ console: Console) -> Command {
-        Command(
-            name: "create", abstract: "Mint a staff bearer token (prints it) for /api/staff.",
-            options: [ServerCommand.dataOption, ServerCommand.databaseOption, expiresOption, ServerCommand.jsonOption],
-            run: { arguments in
-                printMinted(try administration(arguments, console).createStaffToken(lifetime: try lifetime(arguments)), arguments, console: console)
-                return ExitCode.success
-            })
-    }
-
-    static func tokenRevoke(_ console: Console) -> Command {
-        Command(
-            name: "revoke", abstract: "Revoke a device code or token, given by its text or by the id 'token list' shows.",
-            discussion: """
-                A token may begin with '-': give it after '--' or as --token=<token>. With --with-devices every device the \
-                token enrolled is revoked too, in the same transaction (a leaked attendee link: its devices are cut at once, \
-                their event streams closed); it also works on a token revoked before.
-                """,
-            examples: ["pulse-server admin token revoke --data /var/lib/pulse 3f0c9a1b2d4e", "pulse-server admin token revoke --data /var/lib/pulse --with-devices -- -Xy…"],
-            options: [
-                ServerCommand.dataOption, ServerCommand.databaseOption,
-                .value("token", "<token>", help: "The code or token, or its 12-digit id (instead of the positional: for a token that begins with '-')."),
-                .flag("with-devices", help: "Revoke every device it enrolled as well."),
-            ],
-            positionals: [Positional("token", help: "The code or token, or its 12-digit id.", optional: true)],
-            run: { arguments in
-                let given = [arguments.legacyValue("token"), arguments.legacyPositional("token")].compactMap { $0 }
-                guard given.count == 1 else {
-                    throw UsageError(given.isEmpty ? "missing <token> (or --token <token>)" : "give the token once: as <token> or as --token")
-                }
-                let revocation = try administration(arguments, console).revokeToken(given[0], withDevices: arguments.legacyFlag("with-devices"))
-                var note = revocation.credential ? "revoked" : "already revoked"
-                if arguments.legacyFlag("with-devices") { note += "; \(revocation.devices) device\(revocation.devices == 1 ? "" : "s") it enrolled revoked" }
-                console.err(note)
-                return ExitCode.success
-            })
-    }
-
-    static func tokenList(_ console: Console) -> Command {
-        Command(
-            name: "list", abstract: "List device codes and tokens (ids only, never the secrets), newest first, with how many devices each enrolled in the last minute.",
-            options: [ServerCommand.dataOption, ServerCommand.databaseOption, ServerCommand.jsonOption],
-            run: { arguments in
-                let storage = try ServerCommand.storage(arguments, console)
-                let records = try storage.credentials()
-                let recent = try storage.recentEnrollments(since: TimeText.now() - 60)
-                console.list(records, asJSON: arguments.legacyFlag("json"), json: { json($0, recent: recent[$0.id] ?? 0) }, line: { line($0, recent: recent[$0.id] ?? 0) })
-                return ExitCode.success
-            })
-    }
-
-    static func status(_ record: CredentialRecord, now: Int64 = TimeText.now()) -> String {
+/// The JSON (and status word) of credentials and devices, shared by the staff API and `pulse-server admin …
+/// --json` (the command itself is in PulseServerCLI, as an extension of this namespace).
+public enum AdminCommand {
+    public static func status(_ record: CredentialRecord, now: Int64 = TimeText.now()) -> String {
         if record.revokedAt != nil { return "revoked" }
         if record.kind == .deviceCode && record.usedAt != nil { return "used" }
         if let expires = record.expiresAt, expires <= now { return "expired" }
@@ -154,27 +12,7 @@ enum AdminCommand {
         return "active"
     }
 
-    /// `recent`: devices it enrolled in the last minute (a leaked link shows as a spike).
-    static func line(_ record: CredentialRecord, recent: Int = 0) -> String {
-        var parts = [record.id, record.kind.rawValue, record.scope.map(\.description) ?? "-", status(record)]
-        parts.append("devices \(record.devicesEnrolled)" + (record.maxDevices.map { "/\($0)" } ?? "") + (record.kind == .staffToken ? "" : " (\(recent) in the last minute)"))
-        if let limits = limitsText(record.limits) { parts.append(limits) }
-        parts.append("created \(TimeText.iso(record.createdAt))")
-        if let expires = record.expiresAt { parts.append("expires \(TimeText.iso(expires))") }
-        return parts.joined(separator: "  ")
-    }
-
-    /// A registration token's own limits, when it has any: `enroll 5/s burst 50, streams ≤ 200`.
-    static func limitsText(_ limits: TokenLimits) -> String? {
-        var parts: [String] = []
-        if limits.enrollRate != nil || limits.enrollBurst != nil {
-            parts.append("enroll " + [limits.enrollRate.map { "\($0)/s" }, limits.enrollBurst.map { "burst \($0)" }].compactMap { $0 }.joined(separator: " "))
-        }
-        if let streams = limits.maxStreams { parts.append("streams ≤ \(streams)") }
-        return parts.isEmpty ? nil : parts.joined(separator: ", ")
-    }
-
-    static func json(_ record: CredentialRecord, recent: Int = 0) -> JSONValue {
+    public static func json(_ record: CredentialRecord, recent: Int = 0) -> JSONValue {
         var fields: [String: JSONValue] = [
             "id": .string(record.id), "kind": .string(record.kind.rawValue), "status": .string(status(record)),
             "devicesEnrolled": .int(record.devicesEnrolled), "createdAt": .string(TimeText.iso(record.createdAt)),
@@ -189,23 +27,7 @@ enum AdminCommand {
         return .object(fields)
     }
 
-    static func deviceList(_ console: Console) -> Command {
-        Command(
-            name: "list", abstract: "List enrolled devices, oldest first.",
-            options: [ServerCommand.dataOption, ServerCommand.databaseOption, ServerCommand.jsonOption],
-            run: { arguments in
-                let devices = try ServerCommand.storage(arguments, console).devices()
-                console.list(devices, asJSON: arguments.legacyFlag("json"), json: json) { device in
-                    [
-                        device.id, device.platform, "\"\(DeviceText.escaped(device.name))\"", device.scope.description, device.isRevoked ? "revoked" : "active",
-                        "enrolled \(TimeText.iso(device.enrolledAt))", "via \(device.credentialId)",
-                    ].joined(separator: "  ")
-                }
-                return ExitCode.success
-            })
-    }
-
-    static func json(_ device: DeviceRecord) -> JSONValue {
+    public static func json(_ device: DeviceRecord) -> JSONValue {
         var fields: [String: JSONValue] = [
             "id": .string(device.id), "platform": .string(device.platform), "name": .string(device.name),
             "scope": ["kind": .string(device.scope.kind), "id": .string(device.scope.id)],
@@ -214,16 +36,5 @@ enum AdminCommand {
         ]
         if let at = device.revokedAt { fields["revokedAt"] = .string(TimeText.iso(at)) }
         return .object(fields)
-    }
-
-    static func deviceRevoke(_ console: Console) -> Command {
-        Command(
-            name: "revoke", abstract: "Revoke a device: every request it signs is refused from now on.",
-            options: [ServerCommand.dataOption, ServerCommand.databaseOption], positionals: [Positional("id", help: "The device id ('device list').")],
-            run: { arguments in
-                try administration(arguments, console).revokeDevice(id: try arguments.legacyRequired("id"))
-                console.err("revoked")
-                return ExitCode.success
-            })
     }
 }

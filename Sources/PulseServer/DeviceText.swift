@@ -3,7 +3,7 @@
 /// a quote or a backslash unable to end a quoted field: a name never reads as another line or column
 /// (`Ada"  session:talk  revoked` is printed `"Ada\"  session:talk  revoked"`). Devices enrolled before the
 /// refusal may still hold such characters; `escaped` shows them as `\u{…}`.
-enum DeviceText {
+public enum DeviceText {
     /// Characters that change how text around them reads without being seen themselves: control characters
     /// (C0, DEL, C1), the line and paragraph separators U+2028/U+2029, the bidirectional controls (U+061C,
     /// U+200E/U+200F, U+202A–U+202E, U+2066–U+2069: they can reorder a line, the "Trojan Source" trick), and
@@ -29,7 +29,7 @@ enum DeviceText {
 
     /// `text` for a text listing or a log line: what `hides` written as `\u{XXXX}`, a backslash as `\\`, and
     /// (with `quotes`) a double quote as `\"`, so the text can sit between quotes and end only where they do.
-    static func escaped(_ text: String, quotes: Bool = true) -> String {
+    public static func escaped(_ text: String, quotes: Bool = true) -> String {
         var out = ""
         out.unicodeScalars.reserveCapacity(text.unicodeScalars.count)
         for scalar in text.unicodeScalars {

@@ -12,12 +12,12 @@ import PulseSQLite
 /// ids), and the data folder's device certificate key (devices hold certificates it signed; the
 /// instances sign with it from then on). The target must hold no pulse-server data unless `replace` is given, which empties it in the
 /// same transaction: a failure leaves it as it was.
-struct PostgresMigrator {
+public struct PostgresMigrator {
     /// One table: how many rows moved, and how many stayed behind on purpose (expired replay keys).
-    struct TableCount: Equatable {
-        var table: String
-        var rows: Int
-        var leftBehind: Int = 0
+    public struct TableCount: Equatable {
+        public var table: String
+        public var rows: Int
+        public var leftBehind: Int = 0
     }
 
     let source: String
@@ -28,6 +28,14 @@ struct PostgresMigrator {
     var now: Int64
     /// Rows per INSERT statement (at most 65535 parameters per statement).
     var batchRows = 500
+
+    public init(source: String, certificateKeyPath: String?, target: PostgresConfiguration, replace: Bool, now: Int64) {
+        self.source = source
+        self.certificateKeyPath = certificateKeyPath
+        self.target = target
+        self.replace = replace
+        self.now = now
+    }
 
     /// The columns copied, per table, parents first (foreign keys hold at every insert).
     static let columns: [(table: String, columns: [String])] = [
@@ -53,7 +61,7 @@ struct PostgresMigrator {
     /// - Throws: `ServerError`: `.conflict` for a target holding data (without `replace`), `.badInput`
     ///   for a source that is missing or of another schema version, `.storage` for a count that does
     ///   not match (nothing is committed then).
-    func run() throws -> [TableCount] {
+    public func run() throws -> [TableCount] {
         let sqlite = try openSource()
         do {
             let postgres = try PostgresConnection(target.defaulting("application_name", "pulse-server migrate"))

@@ -21,7 +21,7 @@ import PulseHTTPServer
 ///
 /// Minted: `{"kind","id","secret","scope"?,"maxDevices"?,"expiresAt"?}`, the same as `admin … --json`.
 /// Errors: `{"error","message"}` with 400 (bad input), 404 (no such thing), 409 (a refused change).
-enum StaffAPI {
+public enum StaffAPI {
     /// The JSON answer of a `ServerError` that is the request's fault.
     static func error(_ error: ServerError) -> HTTPResponse {
         let name = switch error.kind {
@@ -58,7 +58,7 @@ enum StaffAPI {
     }
 
     /// The answer (and `admin … --json`) for a minted credential.
-    static func minted(_ minted: Administration.Minted) -> JSONValue {
+    public static func minted(_ minted: Administration.Minted) -> JSONValue {
         var fields: [String: JSONValue] = ["kind": .string(minted.kind.rawValue), "id": .string(minted.listingId), "secret": .string(minted.text)]
         if let scope = minted.scope { fields["scope"] = ["kind": .string(scope.kind), "id": .string(scope.id)] }
         if let max = minted.maxDevices { fields["maxDevices"] = .int(max) }

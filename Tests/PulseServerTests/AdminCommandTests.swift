@@ -2,6 +2,8 @@ import Foundation
 import PulseCore
 import PulseCrypto
 import PulseServer
+@testable import PulseServerCLI
+import PulseCommandLine
 import Testing
 
 @Suite struct AdminCommandTests {

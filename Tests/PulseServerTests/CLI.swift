@@ -1,5 +1,7 @@
 import Foundation
 import PulseServer
+@testable import PulseServerCLI
+import PulseCommandLine
 
 /// Runs the pulse-server CLI in process and captures what it prints.
 enum CLI {

@@ -2,6 +2,8 @@ import Foundation
 import PulseAge
 import PulseCore
 import PulseServer
+@testable import PulseServerCLI
+import PulseCommandLine
 import Testing
 
 @Suite struct ImportCommandTests {

@@ -2,6 +2,8 @@ import Foundation
 import PulseCrypto
 import PulsePostgresTesting
 import PulseServer
+@testable import PulseServerCLI
+import PulseCommandLine
 import PulseSystem
 import Testing
 

@@ -4,6 +4,8 @@ import PulseCrypto
 import PulsePostgres
 import PulsePostgresTesting
 import PulseServer
+@testable import PulseServerCLI
+import PulseCommandLine
 import Testing
 
 /// `--database` / `PULSE_DATABASE_URL` on import and admin, and `migrate` from a SQLite data folder.

@@ -5,6 +5,8 @@ import PulsePostgres
 import PulsePostgresTesting
 import Testing
 @testable import PulseServer
+@testable import PulseServerCLI
+import PulseCommandLine
 
 /// The HTTP half on PostgreSQL: two server instances in this process (each its own responder, caches,
 /// event hub, pool and listener) on one database, and what a client sees when the database goes away.

@@ -1,5 +1,7 @@
 import Foundation
 import PulseServer
+@testable import PulseServerCLI
+import PulseCommandLine
 import PulseSystem
 import Testing
 

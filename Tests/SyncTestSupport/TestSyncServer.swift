@@ -2,6 +2,8 @@ import Foundation
 import PulseHTTPServer
 import PulseOrigin
 import PulseServer
+@testable import PulseServerCLI
+import PulseCommandLine
 
 /// pulse-server's responder in this process on a free loopback port, with a data folder of its own, the
 /// package's public part served too (as `serve --public`), and an optional wrapper around the responder (a

@@ -1,5 +1,6 @@
 import Foundation
 import PulseCommandLine
+import PulseServer
 import PulseCore
 import PulsePostgres
 

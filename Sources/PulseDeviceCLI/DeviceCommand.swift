@@ -1,13 +1,14 @@
 import Foundation
 import PulseCommandLine
 import PulseCore
+import PulseDevice
 import PulseSystem
 
 /// `pulse-device`: the reference app client on the command line, declared once (parsing, help, run).
 /// Every subcommand is a thin layer over the library types an app would embed (`Enrollment`, `Syncer`,
 /// `ReleasedKeys`, `Watcher`).
 public enum DeviceCommand {
-    public static func root(console: DeviceConsole) -> Command {
+    public static func root(console: Console) -> Command {
         Command(
             name: "pulse-device",
             abstract: "The reference app client of the mobile contract: enroll, pre-cache, fetch released keys, open slides, follow the live session.",
@@ -26,7 +27,7 @@ public enum DeviceCommand {
     }
 
     /// Runs the CLI with `arguments` (without the program name); returns the exit code.
-    public static func main(_ arguments: [String], console: DeviceConsole = .standard) -> Int32 {
+    public static func main(_ arguments: [String], console: Console = .standard()) -> Int32 {
         CommandLineTool.main(
             root(console: console), arguments: arguments,
             errorHandler: { error in
@@ -42,14 +43,22 @@ public enum DeviceCommand {
     static let serverOption = Option.value("server", "<url>", help: "The sync server's base URL (default: the one the device enrolled with).")
     static let jsonOption = Option.flag("json", help: "Print JSON (one object, or one per line for watch) instead of text.")
     static let skewOption = Option.value(
-        "clock-skew", "<seconds>", help: "Pretend the device's clock is off by this many seconds (to try the staleSignature recovery).")
+        "clock-skew", "<seconds>", help: "Pretend the device's clock is off by this many seconds (to try the staleSignature recovery).",
+        mustBe: "a number of seconds"
+    ) { text in Double(text).flatMap { $0.isFinite && abs($0) <= 10 * 365 * 86_400 ? $0 : nil } }
     static let sessionOption = Option.value("session", "<id>", help: "The session (default: the one the device is enrolled for).")
     static let assetsOption = Option.value(
         "assets-url", "<url>", help: "Fetch blobs from this base URL (a CDN or pulse-origin) instead of the server.")
 
+    /// The validate step of the commands that use an enrolled device: the folder is named, the URLs are base URLs.
+    static func validateDevice(_ arguments: Arguments) throws {
+        _ = try folderPath(arguments)
+        if let text = arguments[serverOption] { _ = try SyncClient.baseURL(text, option: serverOption.spelling) }
+    }
+
     /// The device folder of `--device-dir` or `$PULSE_DEVICE_DIR`.
     static func folderPath(_ arguments: Arguments) throws -> String {
-        if let path = arguments.legacyValue("device-dir") { return path }
+        if let path = arguments[deviceDirOption] { return path }
         if let path = ProcessInfo.processInfo.environment["PULSE_DEVICE_DIR"], !path.isEmpty { return path }
         throw UsageError("missing --device-dir <dir> (or set PULSE_DEVICE_DIR)")
     }
@@ -63,15 +72,10 @@ public enum DeviceCommand {
         let transport: URLSessionTransport
 
         init(_ arguments: Arguments, connections: Int = 8, timeout: Double = 60) throws {
-            let skew = try arguments.legacyValue("clock-skew").map { text -> Double in
-                guard let value = Double(text), value.isFinite, abs(value) <= 10 * 365 * 86_400 else {
-                    throw UsageError("--clock-skew must be a number of seconds, got \"\(text)\"")
-                }
-                return value
-            } ?? 0
+            let skew = arguments[skewOption] ?? 0
             folder = try DeviceFolder.open(try folderPath(arguments))
             identity = try folder.identity()
-            let server = try SyncClient.baseURL(arguments.legacyValue("server") ?? identity.server, option: "--server")
+            let server = try SyncClient.baseURL(arguments[serverOption] ?? identity.server, option: serverOption.spelling)
             transport = URLSessionTransport(timeout: timeout, connectionsPerHost: connections)
             client = SyncClient(
                 server: server, transport: transport, signer: RequestSigner(deviceId: identity.deviceId, key: try folder.key()),
@@ -81,7 +85,7 @@ public enum DeviceCommand {
 
         /// `--session`, or the session the device is enrolled for.
         func session(_ arguments: Arguments) throws -> String {
-            if let id = arguments.legacyValue("session") { return id }
+            if let id = arguments[sessionOption] { return id }
             guard identity.scopeKind == "session" else {
                 throw UsageError("give --session <id> (this device is enrolled for \(identity.scopeKind) \(identity.scopeId))")
             }
@@ -90,7 +94,7 @@ public enum DeviceCommand {
 
         /// `--assets-url`, checked.
         func assetsBase(_ arguments: Arguments) throws -> URL? {
-            try arguments.legacyValue("assets-url").map { try SyncClient.baseURL($0, option: "--assets-url") }
+            try arguments[assetsOption].map { try SyncClient.baseURL($0, option: assetsOption.spelling) }
         }
     }
 
@@ -99,30 +103,4 @@ public enum DeviceCommand {
 
     /// Milliseconds, one decimal.
     static func milliseconds(_ seconds: Double) -> String { String(format: "%.1f ms", seconds * 1000) }
-}
-
-/// Where the CLI writes: results on standard output, notes and errors on standard error, each line written
-/// at once (no stdio buffering: `watch` is read line by line while it runs). `progress` draws a bar when
-/// standard error is a terminal.
-public struct DeviceConsole: Sendable {
-    public var out: @Sendable (String) -> Void
-    public var err: @Sendable (String) -> Void
-    public var progress: (@Sendable (String) -> Void)?
-
-    public init(out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void, progress: (@Sendable (String) -> Void)? = nil) {
-        self.out = out
-        self.err = err
-        self.progress = progress
-    }
-
-    public static let standard: DeviceConsole = {
-        var bar: (@Sendable (String) -> Void)?
-        if File.standardError.isTerminal && ProcessInfo.processInfo.environment["TERM"] != "dumb" {
-            bar = { text in FileHandle.standardError.write(Data(text.utf8)) }
-        }
-        return DeviceConsole(
-            out: { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) },
-            err: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) },
-            progress: bar)
-    }()
 }

@@ -1,10 +1,17 @@
 import Foundation
 import PulseCommandLine
 import PulseCore
+import PulseDevice
 
 extension DeviceCommand {
     /// `enroll --server URL --token T --device-dir DIR [--name N] [--platform P] [--json]`
-    static func enrollCommand(console: DeviceConsole) -> Command {
+    static let enrollServer = Option.value("server", "<url>", help: "The sync server's base URL.").required()
+    static let enrollToken = Option.value("token", "<token>", help: "A device code or registration token; - reads it from standard input.")
+        .required()
+    static let enrollName = Option.value("name", "<name>", help: "The device's name as staff see it (default: pulse-device on <host>).")
+    static let enrollPlatform = Option.value("platform", "<platform>", help: "ios, android, … (default linux).")
+
+    static func enrollCommand(console: Console) -> Command {
         Command(
             name: "enroll",
             abstract: "Make the device key, enroll it with a device code or registration token, check the certificate.",
@@ -18,30 +25,27 @@ extension DeviceCommand {
                 "pulse-device enroll --server https://sync.example.net --token ABCD-EFGH-JKMN --device-dir ~/.pulse/phone",
                 "echo \"$TOKEN\" | pulse-device enroll --server http://127.0.0.1:8080 --token - --device-dir dev1 --name 'Ada' --platform ios",
             ],
-            options: [
-                .value("server", "<url>", help: "The sync server's base URL."),
-                .value("token", "<token>", help: "A device code or registration token; - reads it from standard input."),
-                deviceDirOption,
-                .value("name", "<name>", help: "The device's name as staff see it (default: pulse-device on <host>)."),
-                .value("platform", "<platform>", help: "ios, android, … (default linux)."),
-                jsonOption,
-            ],
+            options: [enrollServer, enrollToken, deviceDirOption, enrollName, enrollPlatform, jsonOption],
+            validate: { arguments in
+                _ = try SyncClient.baseURL(arguments[enrollServer], option: enrollServer.spelling)
+                _ = try folderPath(arguments)
+            },
             run: { arguments in
-                guard let serverText = arguments.legacyValue("server") else { throw UsageError("missing --server <url>") }
-                guard var token = arguments.legacyValue("token") else { throw UsageError("missing --token <token>") }
+                let serverText = arguments[enrollServer]
+                var token = arguments[enrollToken]
                 if token == "-" {
                     token = (readLine(strippingNewline: true) ?? "").trimmingCharacters(in: .whitespaces)
                     guard !token.isEmpty else { throw UsageError("--token -: standard input held no token") }
                 }
-                let server = try SyncClient.baseURL(serverText, option: "--server")
+                let server = try SyncClient.baseURL(serverText, option: enrollServer.spelling)
                 let folder = try DeviceFolder.open(try folderPath(arguments), create: true)
-                let name = arguments.legacyValue("name") ?? "pulse-device on \(ProcessInfo.processInfo.hostName)"
-                let platform = arguments.legacyValue("platform") ?? "linux"
+                let name = arguments[enrollName] ?? "pulse-device on \(ProcessInfo.processInfo.hostName)"
+                let platform = arguments[enrollPlatform] ?? "linux"
                 let transport = URLSessionTransport(timeout: 30, connectionsPerHost: 2)
                 defer { transport.invalidate() }
                 let identity = try Enrollment.enroll(
                     server: server, token: token, folder: folder, name: name, platform: platform, transport: transport)
-                if arguments.legacyFlag("json") {
+                if arguments[jsonOption] {
                     console.out(line([
                         "deviceId": .string(identity.deviceId), "server": .string(identity.server), "kid": .string(identity.kid),
                         "scope": ["kind": .string(identity.scopeKind), "id": .string(identity.scopeId)],

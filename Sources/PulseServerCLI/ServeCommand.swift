@@ -1,5 +1,6 @@
 import Foundation
 import PulseCommandLine
+import PulseServer
 import PulseHTTPServer
 import PulseOrigin
 import PulseSystem

@@ -1,6 +1,7 @@
 import Foundation
 import PulseAge
 import PulseCommandLine
+import PulseServer
 import PulseCore
 
 /// `pulse-server import --data DIR PACKAGE [--identity FILE]… [--replace-package] [--json]`

@@ -1,6 +1,7 @@
 import Foundation
 import PulseAge
 import PulseCommandLine
+import PulseServer
 import PulseCore
 
 /// `pulse-server`: the command line, declared once (parsing, help, validation, run).
@@ -23,7 +24,7 @@ public enum ServerCommand {
     }
 
     /// Runs the CLI with `arguments` (without the program name); returns the exit code.
-    public static func main(_ arguments: [String], console: Console = .standard, extra: [Command] = []) -> Int32 {
+    public static func main(_ arguments: [String], console: Console = .standard(), extra: [Command] = []) -> Int32 {
         CommandLineTool.main(
             root(console: console, extra: extra), arguments: arguments,
             errorHandler: { error in

@@ -1,11 +1,15 @@
 import Foundation
 import PulseCommandLine
 import PulseCore
-import Synchronization
+import PulseDevice
 
 extension DeviceCommand {
     /// `sync [--session ID | --series ID] [--assets-url URL] [--parallel N] [--json]`
-    static func syncCommand(console: DeviceConsole) -> Command {
+    static let syncSeries = Option.value("series", "<id>", help: "A series and every session it lists.")
+    static let syncParallel = Option.int("parallel", "<n>", in: 1...64, help: "Blob downloads at once (default 4).")
+    static let statusVerify = Option.flag("verify", help: "Check every cached blob against its name and manifest (exit 1 on a problem).")
+
+    static func syncCommand(console: Console) -> Command {
         Command(
             name: "sync",
             abstract: "Pre-cache a session or series: a conditional manifest GET, then only the blobs the cache lacks.",
@@ -21,28 +25,33 @@ extension DeviceCommand {
                 "pulse-device sync --device-dir dev1 --series devconf-2026 --assets-url https://cdn.example.net",
                 "pulse-device sync --device-dir dev1 --session keynote --json",
             ],
-            options: [
-                deviceDirOption, sessionOption, .value("series", "<id>", help: "A series and every session it lists."), assetsOption,
-                .value("parallel", "<n>", help: "Blob downloads at once (default 4)."), serverOption, skewOption, jsonOption,
-            ],
+            options: [deviceDirOption, sessionOption, syncSeries, assetsOption, syncParallel, serverOption, skewOption, jsonOption],
+            validate: { arguments in
+                guard arguments[sessionOption] == nil || arguments[syncSeries] == nil else { throw UsageError("give --session or --series, not both") }
+                try validateDevice(arguments)
+            },
             run: { arguments in
-                let parallel = try arguments.legacyInt("parallel", in: 1...64) ?? 4
+                let parallel = arguments[syncParallel] ?? 4
                 let context = try Context(arguments, connections: parallel)
                 defer { context.transport.invalidate() }
                 let target: Syncer.Target
-                switch (arguments.legacyValue("session"), arguments.legacyValue("series")) {
-                case (_?, _?): throw UsageError("give --session or --series, not both")
-                case let (session?, nil): target = .session(session)
-                case let (nil, series?): target = .series(series)
-                case (nil, nil): target = context.identity.scopeKind == "series" ? .series(context.identity.scopeId) : .session(context.identity.scopeId)
+                if let session = arguments[sessionOption] {
+                    target = .session(session)
+                } else if let series = arguments[syncSeries] {
+                    target = .series(series)
+                } else {
+                    target = context.identity.scopeKind == "series" ? .series(context.identity.scopeId) : .session(context.identity.scopeId)
                 }
-                let bar = arguments.legacyFlag("json") ? nil : console.progress
+                let bar = ProgressBar(console)
+                let progress: @Sendable (SyncProgress) -> Void = { progress in
+                    bar.update(progress.label, done: progress.done, total: progress.total, detail: "blobs, \(ByteCount.format(progress.bytes))")
+                }
                 let syncer = Syncer(
                     cache: context.cache, client: context.client, assetsBase: try context.assetsBase(arguments), parallel: parallel,
-                    progress: bar.map { draw in ProgressBar(draw).show })
+                    progress: arguments[jsonOption] || !console.showsProgress ? nil : progress)
                 let report = try syncer.sync(target)
-                if bar != nil { console.progress?("\r\u{1b}[K") }
-                if arguments.legacyFlag("json") {
+                bar.clear()
+                if arguments[jsonOption] {
                     console.out(line(report.json))
                 } else {
                     report.textLines.forEach(console.out)
@@ -52,11 +61,12 @@ extension DeviceCommand {
     }
 
     /// `status [--verify] [--json]`
-    static func statusCommand(console: DeviceConsole) -> Command {
+    static func statusCommand(console: Console) -> Command {
         Command(
             name: "status",
             abstract: "Show the device's identity and what it has cached; --verify re-hashes every blob.",
-            options: [deviceDirOption, .flag("verify", help: "Check every cached blob against its name and manifest (exit 1 on a problem)."), jsonOption],
+            options: [deviceDirOption, statusVerify, jsonOption],
+            validate: { arguments in _ = try folderPath(arguments) },
             run: { arguments in
                 let folder = try DeviceFolder.open(try folderPath(arguments))
                 let identity = try folder.identity()
@@ -76,17 +86,17 @@ extension DeviceCommand {
                 }
                 let blobs = (try? FileManager.default.contentsOfDirectory(atPath: folder.blobsURL.path))?.count ?? 0
                 lines.append("  \(blobs) blobs in \(folder.blobsURL.path)")
-                let problems = arguments.legacyFlag("verify") ? cache.check() : []
-                if arguments.legacyFlag("json") {
+                let problems = arguments[statusVerify] ? cache.check() : []
+                if arguments[jsonOption] {
                     var fields: [String: JSONValue] = [
                         "deviceId": .string(identity.deviceId), "server": .string(identity.server),
                         "scope": ["kind": .string(identity.scopeKind), "id": .string(identity.scopeId)], "manifests": .array(manifests), "blobs": .int(blobs),
                     ]
-                    if arguments.legacyFlag("verify") { fields["problems"] = .array(problems.map { .string($0) }) }
+                    if arguments[statusVerify] { fields["problems"] = .array(problems.map { .string($0) }) }
                     console.out(line(.object(fields)))
                 } else {
                     lines.forEach(console.out)
-                    if arguments.legacyFlag("verify") { console.out(problems.isEmpty ? "  verified: every cached manifest and blob is whole" : "  \(problems.count) problems:") }
+                    if arguments[statusVerify] { console.out(problems.isEmpty ? "  verified: every cached manifest and blob is whole" : "  \(problems.count) problems:") }
                     problems.forEach { console.out("    \($0)") }
                 }
                 return problems.isEmpty ? ExitCode.success : ExitCode.failure
@@ -119,25 +129,4 @@ extension SyncReport {
     }
 
     static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
-}
-
-/// A one-line bar on a terminal, redrawn at most ten times a second.
-final class ProgressBar: Sendable {
-    private let draw: @Sendable (String) -> Void
-    private let last = Mutex<Date?>(nil)
-
-    init(_ draw: @escaping @Sendable (String) -> Void) { self.draw = draw }
-
-    func show(_ progress: SyncProgress) {
-        let now = Date()
-        let due = last.withLock { last in
-            guard progress.done == progress.total || last.map({ now.timeIntervalSince($0) >= 0.1 }) ?? true else { return false }
-            last = now
-            return true
-        }
-        guard due, progress.total > 0 else { return }
-        let filled = 30 * progress.done / progress.total
-        draw("\r\(progress.label) [\(String(repeating: "#", count: filled))\(String(repeating: ".", count: 30 - filled))] "
-            + "\(progress.done)/\(progress.total) blobs, \(ByteCount.format(progress.bytes))\u{1b}[K")
-    }
 }

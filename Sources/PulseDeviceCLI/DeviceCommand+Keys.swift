@@ -1,12 +1,20 @@
 import Foundation
 import PulseCommandLine
 import PulseCore
+import PulseDevice
 import PulseCrypto
 import PulseStore
 
 extension DeviceCommand {
     /// `keys [--session ID] [--json]`
-    static func keysCommand(console: DeviceConsole) -> Command {
+    static let openSlide = Option.int("slide", "<n>", in: 0...1_000_000, help: "The slide, from 0.").required()
+    static let openOut = Option.value("out", "<file>", help: "Where to write the plaintext.").required()
+    static let diagBuild = Option.value("build", "<version>", help: "The app version (default pulse-device \(ToolVersion.current)).")
+    static let diagOffline = Option.flag("offline", help: "Report the device as offline.")
+    static let diagRTT = Option.int("rtt-ms", "<ms>", in: 0...600_000, help: "Round-trip time to report.")
+    static let diagType = Option.value("effective-type", "<type>", help: "wifi, 4g, … as the web client reports it.")
+
+    static func keysCommand(console: Console) -> Command {
         Command(
             name: "keys",
             abstract: "Fetch the released keys and say which slides they open (the keys stay in memory).",
@@ -15,6 +23,7 @@ extension DeviceCommand {
                 themselves are never printed or written anywhere.
                 """,
             options: [deviceDirOption, sessionOption, serverOption, skewOption, jsonOption],
+            validate: validateDevice,
             run: { arguments in
                 let context = try Context(arguments)
                 defer { context.transport.invalidate() }
@@ -24,7 +33,7 @@ extension DeviceCommand {
                     throw DeviceError(.staleDeck, "session \(session) is not cached: run pulse-device sync --session \(session) first")
                 }
                 try keys.check(against: manifest)
-                if arguments.legacyFlag("json") {
+                if arguments[jsonOption] {
                     console.out(line([
                         "session": .string(session), "deckVersion": .int(keys.deckVersion), "slides": .int(manifest.slides.count),
                         "released": .array(keys.slides.map { .int($0) }),
@@ -37,7 +46,7 @@ extension DeviceCommand {
     }
 
     /// `open [--session ID] --slide N --out FILE`
-    static func openCommand(console: DeviceConsole) -> Command {
+    static func openCommand(console: Console) -> Command {
         Command(
             name: "open",
             abstract: "Decrypt one released slide in memory and write its plaintext to --out (the only place plaintext goes).",
@@ -47,13 +56,10 @@ extension DeviceCommand {
                 mode 0600, atomically. A slide the server has not released is refused (exit 1).
                 """,
             examples: ["pulse-device open --device-dir dev1 --session keynote --slide 3 --out slide3.pdf"],
-            options: [
-                deviceDirOption, sessionOption, .value("slide", "<n>", help: "The slide, from 0."),
-                .value("out", "<file>", help: "Where to write the plaintext."), serverOption, skewOption, jsonOption,
-            ],
+            options: [deviceDirOption, sessionOption, openSlide, openOut, serverOption, skewOption, jsonOption],
+            validate: validateDevice,
             run: { arguments in
-                guard let slide = try arguments.legacyInt("slide", in: 0...1_000_000) else { throw UsageError("missing --slide <n>") }
-                guard let out = arguments.legacyValue("out") else { throw UsageError("missing --out <file>") }
+                let slide = arguments[openSlide], out = arguments[openOut]
                 let context = try Context(arguments)
                 defer { context.transport.invalidate() }
                 let session = try context.session(arguments)
@@ -69,7 +75,7 @@ extension DeviceCommand {
                     throw DeviceError(.storage, "cannot write \(out): \(error)")
                 }
                 let kind = SlideKind.of(plaintext)
-                if arguments.legacyFlag("json") {
+                if arguments[jsonOption] {
                     console.out(line([
                         "session": .string(session), "slide": .int(slide), "deckVersion": .int(keys.deckVersion), "bytes": .int(plaintext.count),
                         "kind": .string(kind), "out": .string(url.path),
@@ -82,25 +88,22 @@ extension DeviceCommand {
     }
 
     /// `diag [--session ID] [--build B] [--offline] [--rtt-ms N] [--effective-type T]`
-    static func diagCommand(console: DeviceConsole) -> Command {
+    static func diagCommand(console: Console) -> Command {
         Command(
             name: "diag",
             abstract: "Post a connection sample (POST /api/sessions/{id}/diag), as the app does from the room.",
-            options: [
-                deviceDirOption, sessionOption, .value("build", "<version>", help: "The app version (default pulse-device \(ToolVersion.current))."),
-                .flag("offline", help: "Report the device as offline."), .value("rtt-ms", "<ms>", help: "Round-trip time to report."),
-                .value("effective-type", "<type>", help: "wifi, 4g, … as the web client reports it."), serverOption, skewOption,
-            ],
+            options: [deviceDirOption, sessionOption, diagBuild, diagOffline, diagRTT, diagType, serverOption, skewOption],
+            validate: validateDevice,
             run: { arguments in
                 let context = try Context(arguments)
                 defer { context.transport.invalidate() }
                 let session = try context.session(arguments)
                 var sample: [String: JSONValue] = [
-                    "build": .string(arguments.legacyValue("build") ?? "pulse-device \(ToolVersion.current)"),
-                    "platform": .string(context.identity.platform), "online": .bool(!arguments.legacyFlag("offline")),
+                    "build": .string(arguments[diagBuild] ?? "pulse-device \(ToolVersion.current)"),
+                    "platform": .string(context.identity.platform), "online": .bool(!arguments[diagOffline]),
                 ]
-                if let rtt = try arguments.legacyInt("rtt-ms", in: 0...600_000) { sample["rttMs"] = .int(rtt) }
-                if let type = arguments.legacyValue("effective-type") { sample["effectiveType"] = .string(type) }
+                if let rtt = arguments[diagRTT] { sample["rttMs"] = .int(rtt) }
+                if let type = arguments[diagType] { sample["effectiveType"] = .string(type) }
                 let target = "/api/sessions/\(session)/diag"
                 let response = try context.client.signed(
                     "POST", target, headers: [("Content-Type", "application/json")], body: JSONValue.object(sample).canonicalBytes)

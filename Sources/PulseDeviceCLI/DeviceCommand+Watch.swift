@@ -1,10 +1,14 @@
 import Foundation
 import PulseCommandLine
 import PulseCore
+import PulseDevice
 
 extension DeviceCommand {
     /// `watch [--session ID] [--assets-url URL] [--no-sync] [--until-ended] [--json]`
-    static func watchCommand(console: DeviceConsole) -> Command {
+    static let noSync = Option.flag("no-sync", help: "Do not sync when the manifest changes; only report it.")
+    static let untilEnded = Option.flag("until-ended", help: "Exit once the session has ended (after fetching its last keys).")
+
+    static func watchCommand(console: Console) -> Command {
         Command(
             name: "watch",
             abstract: "Follow the live session: on every advance fetch the keys, open each newly released slide in memory.",
@@ -16,19 +20,17 @@ extension DeviceCommand {
                 with Unix times (eventAt, keyAt) so that a script can measure advance-to-key itself.
                 """,
             examples: ["pulse-device watch --device-dir dev1 --session keynote --assets-url https://cdn.example.net --json --until-ended"],
-            options: [
-                deviceDirOption, sessionOption, assetsOption, .flag("no-sync", help: "Do not sync when the manifest changes; only report it."),
-                .flag("until-ended", help: "Exit once the session has ended (after fetching its last keys)."), serverOption, skewOption, jsonOption,
-            ],
+            options: [deviceDirOption, sessionOption, assetsOption, noSync, untilEnded, serverOption, skewOption, jsonOption],
+            validate: validateDevice,
             run: { arguments in
                 let context = try Context(arguments, timeout: 60)
                 defer { context.transport.invalidate() }
                 let session = try context.session(arguments)
                 var options = Watcher.Options()
-                options.autoSync = !arguments.legacyFlag("no-sync")
-                options.untilEnded = arguments.legacyFlag("until-ended")
+                options.autoSync = !arguments[noSync]
+                options.untilEnded = arguments[untilEnded]
                 options.assetsBase = try context.assetsBase(arguments)
-                let json = arguments.legacyFlag("json")
+                let json = arguments[jsonOption]
                 if !json { console.err("watching session \(session) as device \(context.identity.deviceId.prefix(8))…; Ctrl-C stops") }
                 let watcher = Watcher(session: session, client: context.client, cache: context.cache, options: options) { update in
                     console.out(json ? line(update.json) : update.text)
