@@ -3,7 +3,7 @@
 /// Values are converted and checked while the command line is parsed, so a bad one is a usage error
 /// (exit 64, one line naming the option) before any work starts.
 public struct OptionHandle<Value: Sendable>: CommandOption {
-    public internal(set) var option: Option
+    public let option: Option
     let read: @Sendable (Arguments) -> Value
 
     init(_ option: Option, read: @escaping @Sendable (Arguments) -> Value) {

@@ -26,20 +26,35 @@ extension AdminCommand {
             ])
     }
 
-    static let expiresOption = Option.value("expires", "<duration>", help: "Lifetime: 90s, 30m, 2h, 7d.")
+    static let expiresOption = expires(help: "Lifetime: 90s, 30m, 2h, 7d.")
+    static let series = Option.value("series", "<id>", help: "Devices enrolled with it may read the whole series.")
+    static let session = Option.value("session", "<id>", help: "Devices enrolled with it may read this session only.")
+    static let tokenSeries = Option.value("series", "<id>", help: "The series (required).").required()
+    static let maxDevices = Option.int("max-devices", "<n>", in: 1...10_000_000, help: "Devices at most (default: no cap).")
+    static let enrollRate = Option.int(
+        "enroll-rate", "<per-second>", in: 1...1_000_000, help: "Its own enrollments per second, all addresses together (default: serve's --token-enroll-rate).")
+    static let enrollBurst = Option.int("enroll-burst", "<n>", in: 1...1_000_000, help: "Its own enrollment burst (default: serve's --token-enroll-burst).")
+    static let maxStreams = Option.int(
+        "max-streams", "<n>", in: 0...1_000_000, help: "Event streams its devices may hold open at once, per instance (default: serve's --token-max-streams).")
+    static let tokenOption = Option.value(
+        "token", "<token>", help: "The code or token, or its 12-digit id (instead of the positional: for a token that begins with '-').")
+    static let withDevices = Option.flag("with-devices", help: "Revoke every device it enrolled as well.")
+    static let tokenArgument = Positional.optional("token", help: "The code or token, or its 12-digit id.")
+    static let deviceID = Positional.one("id", help: "The device id ('device list').")
+
+    /// `--expires`, in seconds (`Lifetime.seconds`).
+    static func expires(help: String) -> OptionHandle<Int64?> {
+        Option.value("expires", "<duration>", help: help, mustBe: "a duration like 90s, 30m, 2h or 7d (up to 366d)") { Lifetime.seconds($0) }
+    }
 
     static func administration(_ arguments: Arguments, _ console: Console) throws -> Administration {
         Administration(storage: try ServerCommand.storage(arguments, console))
     }
 
-    static func lifetime(_ arguments: Arguments) throws -> Int64? {
-        guard let text = arguments.legacyValue("expires") else { return nil }
-        guard let seconds = Lifetime.seconds(text) else { throw UsageError("--expires must be a duration like 90s, 30m, 2h or 7d (up to 366d), got \"\(text)\"") }
-        return seconds
-    }
+    static func lifetime(_ arguments: Arguments) throws -> Int64? { arguments[expiresOption] }
 
     static func printMinted(_ minted: Administration.Minted, _ arguments: Arguments, console: Console) {
-        if arguments.legacyFlag("json") {
+        if arguments[ServerCommand.jsonOption] {
             console.out(json: StaffAPI.minted(minted))
         } else {
             console.out(minted.text)
@@ -52,21 +67,28 @@ extension AdminCommand {
         console.err(note + "; shown once, stored hashed")
     }
 
+    /// The scope of a device code: exactly one of --series and --session.
+    static func scope(_ arguments: Arguments) throws -> DeviceScope {
+        switch (arguments[series], arguments[session]) {
+        case let (series?, nil): .series(series)
+        case let (nil, session?): .session(session)
+        default: throw UsageError("give exactly one of --series <id> or --session <id>")
+        }
+    }
+
     static func deviceCodeCreate(_ console: Console) -> Command {
         Command(
             name: "create", abstract: "Mint a single-use device code (prints it) for one session or a whole series.",
             options: [
-                ServerCommand.dataOption, ServerCommand.databaseOption, .value("series", "<id>", help: "Devices enrolled with it may read the whole series."),
-                .value("session", "<id>", help: "Devices enrolled with it may read this session only."),
-                .value("expires", "<duration>", help: "Lifetime: 90s, 30m, 2h, 7d (default 24h)."), ServerCommand.jsonOption,
+                ServerCommand.dataOption, ServerCommand.databaseOption, series, session,
+                expires(help: "Lifetime: 90s, 30m, 2h, 7d (default 24h)."), ServerCommand.jsonOption,
             ],
+            validate: { arguments in
+                _ = try scope(arguments)
+                try ServerCommand.checkStorageGiven(arguments, console)
+            },
             run: { arguments in
-                let scope: DeviceScope
-                switch (arguments.legacyValue("series"), arguments.legacyValue("session")) {
-                case let (series?, nil): scope = .series(series)
-                case let (nil, session?): scope = .session(session)
-                default: throw UsageError("give exactly one of --series <id> or --session <id>")
-                }
+                let scope = try scope(arguments)
                 let minted = try administration(arguments, console).createDeviceCode(
                     scope: scope, lifetime: try lifetime(arguments) ?? Administration.deviceCodeLifetime)
                 printMinted(minted, arguments, console: console)
@@ -78,20 +100,16 @@ extension AdminCommand {
         Command(
             name: "create", abstract: "Mint a durable registration token (prints it) for a series.",
             options: [
-                ServerCommand.dataOption, ServerCommand.databaseOption, .value("series", "<id>", help: "The series (required)."),
-                .value("max-devices", "<n>", help: "Devices at most (default: no cap)."),
-                .value("enroll-rate", "<per-second>", help: "Its own enrollments per second, all addresses together (default: serve's --token-enroll-rate)."),
-                .value("enroll-burst", "<n>", help: "Its own enrollment burst (default: serve's --token-enroll-burst)."),
-                .value("max-streams", "<n>", help: "Event streams its devices may hold open at once, per instance (default: serve's --token-max-streams)."),
+                ServerCommand.dataOption, ServerCommand.databaseOption, tokenSeries,
+                maxDevices, enrollRate, enrollBurst, maxStreams,
                 expiresOption, ServerCommand.jsonOption,
             ],
             run: { arguments in
-                guard let series = arguments.legacyValue("series") else { throw UsageError("missing --series <id>") }
+                let series = arguments[tokenSeries]
                 let limits = TokenLimits(
-                    enrollRate: try arguments.legacyInt("enroll-rate", in: 1...1_000_000), enrollBurst: try arguments.legacyInt("enroll-burst", in: 1...1_000_000),
-                    maxStreams: try arguments.legacyInt("max-streams", in: 0...1_000_000))
+                    enrollRate: arguments[enrollRate], enrollBurst: arguments[enrollBurst], maxStreams: arguments[maxStreams])
                 let minted = try administration(arguments, console).createRegistrationToken(
-                    series: series, maxDevices: try arguments.legacyInt("max-devices", in: 1...10_000_000), limits: limits, lifetime: try lifetime(arguments))
+                    series: series, maxDevices: arguments[maxDevices], limits: limits, lifetime: try lifetime(arguments))
                 printMinted(minted, arguments, console: console)
                 return ExitCode.success
             })
@@ -117,19 +135,20 @@ extension AdminCommand {
                 """,
             examples: ["pulse-server admin token revoke --data /var/lib/pulse 3f0c9a1b2d4e", "pulse-server admin token revoke --data /var/lib/pulse --with-devices -- -Xy…"],
             options: [
-                ServerCommand.dataOption, ServerCommand.databaseOption,
-                .value("token", "<token>", help: "The code or token, or its 12-digit id (instead of the positional: for a token that begins with '-')."),
-                .flag("with-devices", help: "Revoke every device it enrolled as well."),
+                ServerCommand.dataOption, ServerCommand.databaseOption, tokenOption, withDevices,
             ],
-            positionals: [Positional("token", help: "The code or token, or its 12-digit id.", optional: true)],
-            run: { arguments in
-                let given = [arguments.legacyValue("token"), arguments.legacyPositional("token")].compactMap { $0 }
+            positionals: [tokenArgument],
+            validate: { arguments in
+                let given = [arguments[tokenOption], arguments[tokenArgument]].compactMap { $0 }
                 guard given.count == 1 else {
                     throw UsageError(given.isEmpty ? "missing <token> (or --token <token>)" : "give the token once: as <token> or as --token")
                 }
-                let revocation = try administration(arguments, console).revokeToken(given[0], withDevices: arguments.legacyFlag("with-devices"))
+            },
+            run: { arguments in
+                let token = arguments[tokenOption] ?? arguments[tokenArgument] ?? ""
+                let revocation = try administration(arguments, console).revokeToken(token, withDevices: arguments[withDevices])
                 var note = revocation.credential ? "revoked" : "already revoked"
-                if arguments.legacyFlag("with-devices") { note += "; \(revocation.devices) device\(revocation.devices == 1 ? "" : "s") it enrolled revoked" }
+                if arguments[withDevices] { note += "; \(revocation.devices) device\(revocation.devices == 1 ? "" : "s") it enrolled revoked" }
                 console.err(note)
                 return ExitCode.success
             })
@@ -143,7 +162,7 @@ extension AdminCommand {
                 let storage = try ServerCommand.storage(arguments, console)
                 let records = try storage.credentials()
                 let recent = try storage.recentEnrollments(since: TimeText.now() - 60)
-                console.list(records, asJSON: arguments.legacyFlag("json"), json: { json($0, recent: recent[$0.id] ?? 0) }, line: { line($0, recent: recent[$0.id] ?? 0) })
+                console.list(records, asJSON: arguments[ServerCommand.jsonOption], json: { json($0, recent: recent[$0.id] ?? 0) }, line: { line($0, recent: recent[$0.id] ?? 0) })
                 return ExitCode.success
             })
     }
@@ -174,7 +193,7 @@ extension AdminCommand {
             options: [ServerCommand.dataOption, ServerCommand.databaseOption, ServerCommand.jsonOption],
             run: { arguments in
                 let devices = try ServerCommand.storage(arguments, console).devices()
-                console.list(devices, asJSON: arguments.legacyFlag("json"), json: json) { device in
+                console.list(devices, asJSON: arguments[ServerCommand.jsonOption], json: json) { device in
                     [
                         device.id, device.platform, "\"\(DeviceText.escaped(device.name))\"", device.scope.description, device.isRevoked ? "revoked" : "active",
                         "enrolled \(TimeText.iso(device.enrolledAt))", "via \(device.credentialId)",
@@ -187,9 +206,9 @@ extension AdminCommand {
     static func deviceRevoke(_ console: Console) -> Command {
         Command(
             name: "revoke", abstract: "Revoke a device: every request it signs is refused from now on.",
-            options: [ServerCommand.dataOption, ServerCommand.databaseOption], positionals: [Positional("id", help: "The device id ('device list').")],
+            options: [ServerCommand.dataOption, ServerCommand.databaseOption], positionals: [deviceID],
             run: { arguments in
-                try administration(arguments, console).revokeDevice(id: try arguments.legacyRequired("id"))
+                try administration(arguments, console).revokeDevice(id: arguments[deviceID])
                 console.err("revoked")
                 return ExitCode.success
             })

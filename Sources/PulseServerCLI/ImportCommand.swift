@@ -6,6 +6,10 @@ import PulseCore
 
 /// `pulse-server import --data DIR PACKAGE [--identity FILE]… [--replace-package] [--json]`
 enum ImportCommand {
+    static let identity = Option.values("identity", "<file>", help: "age identity file opening sealed key tables (.json.age); may be repeated.")
+    static let replacePackage = Option.flag("replace-package", help: "Accept sessions imported from another package id, dropping their old key tables.")
+    static let package = Positional.one("package", help: "The package folder, or its server part.")
+
     static func command(console: Console) -> Command {
         Command(
             name: "import",
@@ -19,19 +23,18 @@ enum ImportCommand {
                 """,
             options: [
                 ServerCommand.dataOption, ServerCommand.databaseOption,
-                .value("identity", "<file>", help: "age identity file opening sealed key tables (.json.age); may be repeated.", repeating: true),
-                .flag("replace-package", help: "Accept sessions imported from another package id, dropping their old key tables."),
-                ServerCommand.jsonOption,
+                identity, replacePackage, ServerCommand.jsonOption,
             ],
-            positionals: [Positional("package", help: "The package folder, or its server part.")],
+            positionals: [package],
+            validate: { arguments in try ServerCommand.checkStorageGiven(arguments, console) },
             run: { arguments in try run(arguments, console: console) })
     }
 
     static func run(_ arguments: Arguments, console: Console) throws -> Int32 {
-        let package = try arguments.legacyRequired("package")
+        let package = arguments[Self.package]
         try ServerCommand.checkStorageGiven(arguments, console)
         var identities: [AgeIdentity] = []
-        for path in arguments.legacyValues("identity") {
+        for path in arguments[identity] {
             let text: String
             do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
                 throw InputError(file: path, "cannot read the identity file")
@@ -41,8 +44,8 @@ enum ImportCommand {
         // Read and check the whole package before the database is even opened.
         let plan = try PackageReader(package: URL(fileURLWithPath: package), identities: identities).read()
         let storage = try ServerCommand.storage(arguments, console)
-        let summary = try storage.importContent(plan, options: ImportOptions(replacePackage: arguments.legacyFlag("replace-package")), at: TimeText.now())
-        if arguments.legacyFlag("json") { console.out(json: summary.json) } else { console.out(summary.line) }
+        let summary = try storage.importContent(plan, options: ImportOptions(replacePackage: arguments[replacePackage]), at: TimeText.now())
+        if arguments[ServerCommand.jsonOption] { console.out(json: summary.json) } else { console.out(summary.line) }
         return ExitCode.success
     }
 }

@@ -6,6 +6,11 @@ import PulsePostgres
 
 /// `pulse-server migrate --from sqlite:DIR --to postgresql://… [--replace] [--json]`
 enum MigrateCommand {
+    static let from = Option.value("from", "<sqlite:dir>", help: "The data folder of the SQLite server, as sqlite:DIR.")
+        .required("missing --from sqlite:<dir>")
+    static let to = Option.value("to", "<url>", help: "The PostgreSQL database, postgresql://…. Default: $\(ServerCommand.databaseVariable).")
+    static let replace = Option.flag("replace", help: "Empty the target's pulse-server tables first (everything in them is lost).")
+
     static func command(console: Console) -> Command {
         Command(
             name: "migrate",
@@ -19,35 +24,37 @@ enum MigrateCommand {
                 empties it in the same transaction. Run it before the instances start on the target.
                 """,
             options: [
-                .value("from", "<sqlite:dir>", help: "The data folder of the SQLite server, as sqlite:DIR."),
-                .value("to", "<url>", help: "The PostgreSQL database, postgresql://…. Default: $\(ServerCommand.databaseVariable)."),
-                .flag("replace", help: "Empty the target's pulse-server tables first (everything in them is lost)."),
-                ServerCommand.jsonOption,
+                from, to, replace, ServerCommand.jsonOption,
             ],
+            validate: { arguments in _ = try endpoints(arguments, console) },
             run: { arguments in try run(arguments, console: console) })
     }
 
-    static func run(_ arguments: Arguments, console: Console) throws -> Int32 {
-        guard let from = arguments.legacyValue("from") else { throw UsageError("missing --from sqlite:<dir>") }
+    /// The SQLite data folder and the PostgreSQL target, checked before anything is read.
+    static func endpoints(_ arguments: Arguments, _ console: Console) throws -> (folder: URL, target: PostgresConfiguration) {
+        let from = arguments[Self.from]
         guard from.hasPrefix("sqlite:"), from.count > "sqlite:".count else {
             throw UsageError("--from must be sqlite:<dir>, the data folder of the SQLite server, got \"\(from)\"")
         }
         let folder = URL(fileURLWithPath: String(from.dropFirst("sqlite:".count))).standardizedFileURL
-        let url = arguments.legacyValue("to") ?? console.environment[ServerCommand.databaseVariable].flatMap { $0.isEmpty ? nil : $0 }
+        let url = arguments[Self.to] ?? console.environment[ServerCommand.databaseVariable].flatMap { $0.isEmpty ? nil : $0 }
         guard let url else { throw UsageError("missing --to postgresql://… (or \(ServerCommand.databaseVariable))") }
         guard url.hasPrefix("postgresql://") || url.hasPrefix("postgres://") else {
             throw UsageError("--to must be a postgresql:// URL (postgresql://user:password@host:port/database)")
         }
-        let target: PostgresConfiguration
-        do { target = try PostgresConfiguration(url) } catch {
+        do { return (folder, try PostgresConfiguration(url)) } catch {
             throw UsageError("--to is not a URL libpq reads: \(error.message)")
         }
+    }
+
+    static func run(_ arguments: Arguments, console: Console) throws -> Int32 {
+        let (folder, target) = try endpoints(arguments, console)
         let migrator = PostgresMigrator(
             source: folder.appendingPathComponent(DataFolder.databaseName).path,
             certificateKeyPath: folder.appendingPathComponent(DataFolder.certificateKeyName).path, target: target,
-            replace: arguments.legacyFlag("replace"), now: TimeText.now())
+            replace: arguments[replace], now: TimeText.now())
         let counts = try migrator.run()
-        if arguments.legacyFlag("json") {
+        if arguments[ServerCommand.jsonOption] {
             let json = JSONValue.object([
                 "from": .string(folder.path), "to": .string(target.redacted),
                 "tables": .array(counts.map { ["table": .string($0.table), "rows": .int($0.rows), "leftBehind": .int($0.leftBehind)] }),

@@ -7,6 +7,40 @@ import PulseSystem
 
 /// `pulse-server serve --data DIR --listen HOST:PORT [--public PKG] [--trusted-proxy CIDR]…`
 enum ServeCommand {
+    static let listen = Option.value(
+        "listen", "<host:port>", help: "Address to listen on (default 127.0.0.1:8080; :8080 for every interface; port 0 picks a free port).")
+    static let publicPackage = Option.value("public", "<dir>", help: "A package (its public/ part) to serve assets and app configs from.")
+    static let trustedProxy = Option.values(
+        "trusted-proxy", "<cidr>", help: "A proxy whose X-Forwarded-For is believed, e.g. 10.0.0.5 or 10.0.0.0/24; may be repeated."
+    ) { text in try IPNetwork(parsing: text) }
+    static let accessLog = Option.value("access-log", "<path>", help: "Access log file, '-' for standard output (default), 'off' for none.")
+    static let threads = Option.int("threads", "<n>", in: 1...256, help: "Server threads, each with an epoll loop (default: one per core).")
+    static let maxConnections = Option.int(
+        "max-connections", "<n>", in: 1...1_000_000,
+        help: "Open connections at most, event streams included (default 20000); one over it is answered 503 with Retry-After: 1 "
+            + "and Connection: close.")
+    static let maxConnectionsPerIP = Option.int(
+        "max-connections-per-ip", "<n>", in: 0...1_000_000,
+        help: "Per client address, 0 for no limit (default 0: a venue's NAT is one address); one over it is answered 503 with "
+            + "Retry-After: 1 and Connection: close.")
+    static let idleTimeout = Option.int(
+        "idle-timeout", "<seconds>", in: 1...86_400, help: "Close a connection silent this long: idle or too slow (default 15).")
+    static let headerTimeout = Option.int(
+        "header-timeout", "<seconds>", in: 1...3600, help: "A request's line, headers and body must arrive within this long (default 10).")
+    static let enrollRate = Option.int(
+        "enroll-rate", "<per-second>", in: 1...1_000_000, help: "Enrollments per second per client address (default 5, bursts of 50).")
+    static let enrollBurst = Option.int("enroll-burst", "<n>", in: 1...1_000_000, help: "Enrollment burst per client address (default 50).")
+    static let tokenEnrollRate = Option.int(
+        "token-enroll-rate", "<per-second>", in: 1...1_000_000,
+        help: "Enrollments per second per registration token, all addresses together, unless the token sets its own (default 20).")
+    static let tokenEnrollBurst = Option.int(
+        "token-enroll-burst", "<n>", in: 1...1_000_000, help: "Enrollment burst per registration token: the door rush (default 300).")
+    static let tokenMaxStreams = Option.int(
+        "token-max-streams", "<n>", in: 0...1_000_000,
+        help: "Event streams open at once by the devices of one registration token, unless it sets its own (default: half of --max-connections).")
+    static let shutdownTimeout = Option.int(
+        "shutdown-timeout", "<seconds>", in: 0...3600, help: "On SIGTERM, wait this long for requests in flight (default 10).")
+
     static func command(console: Console) -> Command {
         Command(
             name: "serve",
@@ -23,22 +57,10 @@ enum ServeCommand {
                 """,
             options: [
                 ServerCommand.dataOption, ServerCommand.databaseOption,
-                .value("listen", "<host:port>", help: "Address to listen on (default 127.0.0.1:8080; :8080 for every interface; port 0 picks a free port)."),
-                .value("public", "<dir>", help: "A package (its public/ part) to serve assets and app configs from."),
-                .value("trusted-proxy", "<cidr>", help: "A proxy whose X-Forwarded-For is believed, e.g. 10.0.0.5 or 10.0.0.0/24; may be repeated.", repeating: true),
-                .value("access-log", "<path>", help: "Access log file, '-' for standard output (default), 'off' for none."),
-                .value("threads", "<n>", help: "Server threads, each with an epoll loop (default: one per core)."),
-                .value("max-connections", "<n>", help: "Open connections at most, event streams included (default 20000)."),
-                .value("max-connections-per-ip", "<n>", help: "Per client address, 0 for no limit (default 0: a venue's NAT is one address)."),
-                .value("idle-timeout", "<seconds>", help: "Close a connection silent this long: idle or too slow (default 15)."),
-                .value("header-timeout", "<seconds>", help: "A request's line, headers and body must arrive within this long (default 10)."),
-                .value("enroll-rate", "<per-second>", help: "Enrollments per second per client address (default 5, bursts of 50)."),
-                .value("enroll-burst", "<n>", help: "Enrollment burst per client address (default 50)."),
-                .value("token-enroll-rate", "<per-second>", help: "Enrollments per second per registration token, all addresses together, unless the token sets its own (default 20)."),
-                .value("token-enroll-burst", "<n>", help: "Enrollment burst per registration token: the door rush (default 300)."),
-                .value("token-max-streams", "<n>", help: "Event streams open at once by the devices of one registration token, unless it sets its own (default: half of --max-connections)."),
-                .value("shutdown-timeout", "<seconds>", help: "On SIGTERM, wait this long for requests in flight (default 10)."),
+                listen, publicPackage, trustedProxy, accessLog, threads, maxConnections, maxConnectionsPerIP, idleTimeout, headerTimeout,
+                enrollRate, enrollBurst, tokenEnrollRate, tokenEnrollBurst, tokenMaxStreams, shutdownTimeout,
             ],
+            validate: { arguments in try ServerCommand.checkStorageGiven(arguments, console) },
             run: { arguments in try run(arguments, console: console) })
     }
 
@@ -52,7 +74,7 @@ enum ServeCommand {
 
     static func settings(_ arguments: Arguments) throws -> Settings {
         var settings = Settings()
-        settings.server.listen = arguments.legacyValue("listen") ?? "127.0.0.1:8080"
+        settings.server.listen = arguments[Self.listen] ?? "127.0.0.1:8080"
         settings.server.requestHeaders = SyncServer.requestHeaders
         settings.server.maxRequestBodyBytes = settings.sync.maxBodyBytes
         settings.server.maxConnections = 20_000
@@ -61,22 +83,20 @@ enum ServeCommand {
         // Phones reconnect in waves (after a venue Wi-Fi hiccup): a short accept queue would drop SYNs,
         // which clients retry only after a second. The kernel caps it at net.core.somaxconn.
         settings.server.listenBacklog = 4096
-        if let value = try arguments.legacyInt("threads", in: 1...256) { settings.server.threads = value }
-        if let value = try arguments.legacyInt("max-connections", in: 1...1_000_000) { settings.server.maxConnections = value }
-        if let value = try arguments.legacyInt("max-connections-per-ip", in: 0...1_000_000) { settings.server.maxConnectionsPerIP = value }
-        if let value = try arguments.legacyInt("idle-timeout", in: 1...86_400) { settings.server.idleTimeoutSeconds = value }
-        if let value = try arguments.legacyInt("header-timeout", in: 1...3600) { settings.server.headerTimeoutSeconds = value }
-        if let value = try arguments.legacyInt("enroll-rate", in: 1...1_000_000) { settings.sync.enrollLimit.rate = Double(value) }
-        if let value = try arguments.legacyInt("enroll-burst", in: 1...1_000_000) { settings.sync.enrollLimit.burst = Double(value) }
-        if let value = try arguments.legacyInt("token-enroll-rate", in: 1...1_000_000) { settings.sync.tokenEnrollLimit.rate = Double(value) }
-        if let value = try arguments.legacyInt("token-enroll-burst", in: 1...1_000_000) { settings.sync.tokenEnrollLimit.burst = Double(value) }
-        settings.sync.tokenMaxStreams = try arguments.legacyInt("token-max-streams", in: 0...1_000_000) ?? settings.server.maxConnections / 2
-        settings.drain = Double(try arguments.legacyInt("shutdown-timeout", in: 0...3600) ?? 10)
-        settings.sync.trustedProxies = try arguments.legacyValues("trusted-proxy").map { text in
-            do { return try IPNetwork(parsing: text) } catch { throw UsageError("--trusted-proxy \(error)") }
-        }
-        settings.publicPackage = arguments.legacyValue("public")
-        settings.accessLog = arguments.legacyValue("access-log") ?? "-"
+        if let value = arguments[Self.threads] { settings.server.threads = value }
+        if let value = arguments[Self.maxConnections] { settings.server.maxConnections = value }
+        if let value = arguments[Self.maxConnectionsPerIP] { settings.server.maxConnectionsPerIP = value }
+        if let value = arguments[Self.idleTimeout] { settings.server.idleTimeoutSeconds = value }
+        if let value = arguments[Self.headerTimeout] { settings.server.headerTimeoutSeconds = value }
+        if let value = arguments[Self.enrollRate] { settings.sync.enrollLimit.rate = Double(value) }
+        if let value = arguments[Self.enrollBurst] { settings.sync.enrollLimit.burst = Double(value) }
+        if let value = arguments[Self.tokenEnrollRate] { settings.sync.tokenEnrollLimit.rate = Double(value) }
+        if let value = arguments[Self.tokenEnrollBurst] { settings.sync.tokenEnrollLimit.burst = Double(value) }
+        settings.sync.tokenMaxStreams = arguments[Self.tokenMaxStreams] ?? settings.server.maxConnections / 2
+        settings.drain = Double(arguments[Self.shutdownTimeout] ?? 10)
+        settings.sync.trustedProxies = arguments[Self.trustedProxy]
+        settings.publicPackage = arguments[Self.publicPackage]
+        settings.accessLog = arguments[Self.accessLog] ?? "-"
         return settings
     }
 
@@ -94,7 +114,7 @@ enum ServeCommand {
             // PostgreSQL, shared with other instances: the device certificate keys live there too, so every
             // instance signs with the same key. A --data folder's key (a single box's, or one copied by hand) is
             // adopted into the database, so the certificates it signed keep verifying.
-            let folder = try arguments.legacyValue("data").map { _ in try ServerCommand.dataFolder(arguments) }
+            let folder = try arguments[ServerCommand.dataOption].map { _ in try ServerCommand.dataFolder(arguments) }
             let postgres = try PostgresStorage(url: database, connections: connections)
             if postgres.schemaVersions.found != postgres.schemaVersions.now {
                 console.err("pulse-server: migrated the database schema from version \(postgres.schemaVersions.found) to \(postgres.schemaVersions.now)")

@@ -56,7 +56,7 @@ public enum ServerCommand {
 
     /// The data folder named by `--data`, checked.
     static func dataFolder(_ arguments: Arguments) throws -> DataFolder {
-        guard let path = arguments.legacyValue("data") else { throw UsageError("missing --data <dir> (or --database <url>, or \(databaseVariable))") }
+        guard let path = arguments[dataOption] else { throw UsageError("missing --data <dir> (or --database <url>, or \(databaseVariable))") }
         return try DataFolder.prepare(path)
     }
 
@@ -65,7 +65,7 @@ public enum ServerCommand {
     /// - Throws: `UsageError` for a value that is not a `postgresql://` URL (never quoting it: it may
     ///   hold a password).
     static func databaseURL(_ arguments: Arguments, _ console: Console) throws -> String? {
-        let given = arguments.legacyValue("database").map { ("--database", $0) }
+        let given = arguments[databaseOption].map { (databaseOption.spelling, $0) }
             ?? console.environment[databaseVariable].flatMap { $0.isEmpty ? nil : (databaseVariable, $0) }
         guard let (source, url) = given else { return nil }
         guard url.hasPrefix("postgresql://") || url.hasPrefix("postgres://") else {
@@ -76,7 +76,7 @@ public enum ServerCommand {
 
     /// Refuses, before any work, a command given neither `--data` nor a database URL.
     static func checkStorageGiven(_ arguments: Arguments, _ console: Console) throws {
-        if try databaseURL(arguments, console) == nil, arguments.legacyValue("data") == nil {
+        if try databaseURL(arguments, console) == nil, arguments[dataOption] == nil {
             throw UsageError("missing --data <dir> (or --database <url>, or \(databaseVariable))")
         }
     }

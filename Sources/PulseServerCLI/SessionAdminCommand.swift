@@ -11,6 +11,36 @@ extension SessionAdminCommand {
             subcommands: [set(console), advance(console), list(console)])
     }
 
+    static let state = Option.value(
+        "state", "<state>", help: "One of \(SessionState.names).", mustBe: "one of \(SessionState.names)") { SessionState(rawValue: $0) }
+    static let maxShown = Option.int("max-shown", "<n>", in: 0...1_000_000, help: "Raise the live frontier to slide n (0-based).")
+    static let allowDownload = Option.value(
+        "allow-download", "<true|false>", help: "Ended sessions release the whole deck when true.", mustBe: "true or false"
+    ) { text in text == "true" ? true : text == "false" ? false : nil }
+    static let venueNetwork = Option.values("venue-network", "<cidr>", help: "A venue network, e.g. 10.20.0.0/16; may be repeated.") { text in
+        try IPNetwork(parsing: text)
+    }
+    static let noVenueNetworks = Option.flag("no-venue-networks", help: "Remove every venue network (the session is no longer venue-locked).")
+    static let advanceTo = Option.int("to", "<n>", in: 0...1_000_000, help: "The slide now shown (0-based, required).").required()
+    static let id = Positional.one("id", help: "The session id.")
+
+    /// The change `set` asks for; usage errors for options that exclude each other or for nothing to set.
+    static func update(_ arguments: Arguments) throws -> SessionUpdate {
+        var update = SessionUpdate()
+        update.state = arguments[state]
+        update.maxShown = arguments[maxShown]
+        update.allowDownload = arguments[allowDownload]
+        let networks = arguments[venueNetwork]
+        if arguments[noVenueNetworks] {
+            guard networks.isEmpty else { throw UsageError("--venue-network and --no-venue-networks exclude each other") }
+            update.venueNetworks = []
+        } else if !networks.isEmpty {
+            update.venueNetworks = networks
+        }
+        guard !update.isEmpty else { throw UsageError("nothing to set: give --state, --max-shown, --allow-download or venue networks") }
+        return update
+    }
+
     static func set(_ console: Console) -> Command {
         Command(
             name: "set", abstract: "Change a session's settings (only what is given).",
@@ -21,36 +51,12 @@ extension SessionAdminCommand {
                 """,
             options: [
                 ServerCommand.dataOption, ServerCommand.databaseOption,
-                .value("state", "<state>", help: "One of \(SessionState.names)."),
-                .value("max-shown", "<n>", help: "Raise the live frontier to slide n (0-based)."),
-                .value("allow-download", "<true|false>", help: "Ended sessions release the whole deck when true."),
-                .value("venue-network", "<cidr>", help: "A venue network, e.g. 10.20.0.0/16; may be repeated.", repeating: true),
-                .flag("no-venue-networks", help: "Remove every venue network (the session is no longer venue-locked)."),
-                ServerCommand.jsonOption,
+                state, maxShown, allowDownload, venueNetwork, noVenueNetworks, ServerCommand.jsonOption,
             ],
-            positionals: [Positional("id", help: "The session id.")],
+            positionals: [id],
+            validate: { arguments in _ = try update(arguments) },
             run: { arguments in
-                var update = SessionUpdate()
-                if let text = arguments.legacyValue("state") {
-                    guard let state = SessionState(rawValue: text) else { throw UsageError("--state must be one of \(SessionState.names), got \"\(text)\"") }
-                    update.state = state
-                }
-                update.maxShown = try arguments.legacyInt("max-shown", in: 0...1_000_000)
-                if let text = arguments.legacyValue("allow-download") {
-                    guard text == "true" || text == "false" else { throw UsageError("--allow-download must be true or false, got \"\(text)\"") }
-                    update.allowDownload = text == "true"
-                }
-                let networks = arguments.legacyValues("venue-network")
-                if arguments.legacyFlag("no-venue-networks") {
-                    guard networks.isEmpty else { throw UsageError("--venue-network and --no-venue-networks exclude each other") }
-                    update.venueNetworks = []
-                } else if !networks.isEmpty {
-                    update.venueNetworks = try networks.map { text in
-                        do { return try IPNetwork(parsing: text) } catch { throw UsageError("--venue-network \(error)") }
-                    }
-                }
-                guard !update.isEmpty else { throw UsageError("nothing to set: give --state, --max-shown, --allow-download or venue networks") }
-                let record = try AdminCommand.administration(arguments, console).setSession(id: try arguments.legacyRequired("id"), update)
+                let record = try AdminCommand.administration(arguments, console).setSession(id: arguments[id], try update(arguments))
                 show(record, arguments, console: console)
                 return ExitCode.success
             })
@@ -59,11 +65,10 @@ extension SessionAdminCommand {
     static func advance(_ console: Console) -> Command {
         Command(
             name: "advance", abstract: "The presenter's advance: raise the frontier to slide n (live; rehearsal moves its own).",
-            options: [ServerCommand.dataOption, ServerCommand.databaseOption, .value("to", "<n>", help: "The slide now shown (0-based, required)."), ServerCommand.jsonOption],
-            positionals: [Positional("id", help: "The session id.")],
+            options: [ServerCommand.dataOption, ServerCommand.databaseOption, advanceTo, ServerCommand.jsonOption],
+            positionals: [id],
             run: { arguments in
-                guard let slide = try arguments.legacyInt("to", in: 0...1_000_000) else { throw UsageError("missing --to <n>") }
-                let (record, _) = try AdminCommand.administration(arguments, console).advance(sessionId: try arguments.legacyRequired("id"), to: slide)
+                let (record, _) = try AdminCommand.administration(arguments, console).advance(sessionId: arguments[id], to: arguments[advanceTo])
                 show(record, arguments, console: console)
                 return ExitCode.success
             })
@@ -75,13 +80,13 @@ extension SessionAdminCommand {
             options: [ServerCommand.dataOption, ServerCommand.databaseOption, ServerCommand.jsonOption],
             run: { arguments in
                 let sessions = try ServerCommand.storage(arguments, console).sessions()
-                console.list(sessions, asJSON: arguments.legacyFlag("json"), json: json, line: line)
+                console.list(sessions, asJSON: arguments[ServerCommand.jsonOption], json: json, line: line)
                 return ExitCode.success
             })
     }
 
     static func show(_ record: SessionRecord, _ arguments: Arguments, console: Console) {
-        if arguments.legacyFlag("json") { console.out(json: json(record)) } else { console.out(line(record)) }
+        if arguments[ServerCommand.jsonOption] { console.out(json: json(record)) } else { console.out(line(record)) }
     }
 
     static func line(_ record: SessionRecord) -> String {
