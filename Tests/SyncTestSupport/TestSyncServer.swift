@@ -2,7 +2,7 @@ import Foundation
 import PulseHTTPServer
 import PulseOrigin
 import PulseServer
-@testable import PulseServerCLI
+import PulseServerCLI
 import PulseCommandLine
 
 /// pulse-server's responder in this process on a free loopback port, with a data folder of its own, the
