@@ -55,37 +55,45 @@ let package = Package(
         target("PulsePostgresTesting", ["PulsePostgres"]),
 
         // Pure-Swift domain.
-        target("PulseCore", ["PulseCrypto", "PulseCommandLine"]),  // PulseCommandLine: Suggestion for unknown fields
+        target("PulseCore", ["PulseCrypto"]),
         target("PulseStore", ["PulseCore", "PulseCrypto", "PulseSystem"]),
-        target("PulseCommandLine", []),
+        target("PulseCommandLine", ["PulseCore", "PulseSystem"]),  // declared commands, typed options, one console and progress bar for every tool
         target("PulseHTML", ["PulseQR"]),  // the typed HTML/SVG builder (and QR codes as SVG nodes): text escaped by construction (docs/building-blocks.md)
         target("PulseMetrics", []),  // Prometheus registry: lock-free counters, gauges, histograms; /proc/self
-        target("PulseAge", ["PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine", "PulseSystem"]),
-        target("PulseOps", ["PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine", "PulseSystem"]),
-        target("PulseOrigin", ["PulseHTTPServer", "PulseStore", "PulseCore", "PulseCrypto", "PulseCommandLine", "PulseSystem"]),
-        target("PulsePack", [
-            "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseImage", "PulseCommandLine", "PulseAge", "PulseSystem",
-        ]),
+        target("PulseAge", ["PulseCrypto"]),  // the age file format (sealed key tables are PulsePack's)
+        target("PulseOps", ["PulseCore", "PulseStore", "PulseCrypto", "PulseSystem"]),
+        target("PulseOrigin", ["PulseHTTPServer", "PulseStore", "PulseCore", "PulseCrypto", "PulseSystem"]),
+        target("PulsePack", ["PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseImage", "PulseAge", "PulseSystem"]),
         // pulse-server: storage (records, SQLite and PostgreSQL backends), then the responders, then the composition.
         target("PulseServerStorage", ["PulseSQLite", "PulsePostgres", "PulseCore", "PulseCrypto", "PulseStore", "PulseSystem"]),
         target("PulseSyncAPI", ["PulseServerStorage", "PulseHTTPServer", "PulseOrigin", "PulseCore", "PulseCrypto"]),  // the device routes; what responders share
         target("PulseStaffAPI", ["PulseSyncAPI", "PulseServerStorage", "PulseHTTPServer", "PulseCore"]),  // /api/staff/…
         target("PulseServer", [
-            "PulseServerStorage", "PulseSyncAPI", "PulseStaffAPI", "PulseSQLite", "PulsePostgres", "PulseCore", "PulseCrypto", "PulseStore", "PulseAge", "PulseCommandLine",
+            "PulseServerStorage", "PulseSyncAPI", "PulseStaffAPI", "PulseSQLite", "PulsePostgres", "PulseCore", "PulseCrypto", "PulseStore", "PulseAge",
             "PulseHTTPServer", "PulseOrigin", "PulseSystem",
         ]),
         // The reference app client (an app could embed it; the key behind `DeviceKey`), and the contract suite.
-        target("PulseDevice", ["PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine", "PulseSystem"]),
-        target("PulseConformance", ["PulseDevice", "PulseCrypto", "PulseCore", "PulseCommandLine", "PulseSystem"]),
+        target("PulseDevice", ["PulseCrypto", "PulseCore", "PulseStore", "PulseSystem"]),
+        target("PulseConformance", ["PulseDevice", "PulseCrypto", "PulseCore", "PulseSystem"]),
+        // The command lines, one module per tool (restic's cmd/ apart from internal/): options, help, output.
+        target("PulseServerCLI", [
+            "PulseServer", "PulseServerStorage", "PulseSyncAPI", "PulseStaffAPI", "PulseAge", "PulseCore", "PulseHTTPServer", "PulseOrigin", "PulsePostgres",
+            "PulseCommandLine", "PulseSystem",
+        ]),
+        target("PulseConformanceCLI", ["PulseConformance", "PulseDevice", "PulseCore", "PulseCommandLine"]),
+        target("PulseDeviceCLI", ["PulseDevice", "PulseCore", "PulseCrypto", "PulseStore", "PulseCommandLine", "PulseSystem"]),
+        target("PulseOpsCLI", ["PulseOps", "PulseCore", "PulseStore", "PulseCommandLine", "PulseSystem"]),
+        target("PulseOriginCLI", ["PulseOrigin", "PulseHTTPServer", "PulseCore", "PulseCommandLine", "PulseSystem"]),
+        target("PulsePackCLI", ["PulsePack", "PulseAge", "PulseCore", "PulseStore", "PulsePDF", "PulseCommandLine", "PulseSystem"]),
 
         // Thin executables: parse arguments, call a library.
-        .executableTarget(name: "pulse-pack", dependencies: ["PulsePack"], swiftSettings: swiftSettings),
+        .executableTarget(name: "pulse-pack", dependencies: ["PulsePackCLI"], swiftSettings: swiftSettings),
         // push and gc: their own executable, so pulse-pack never loads libcurl (see PulsePack's OpsCommands).
-        .executableTarget(name: "pulse-pack-ops", dependencies: ["PulseOps"], swiftSettings: swiftSettings),
-        .executableTarget(name: "pulse-origin", dependencies: ["PulseOrigin"], swiftSettings: swiftSettings),
-        .executableTarget(name: "pulse-server", dependencies: ["PulseServer"], swiftSettings: swiftSettings),
-        .executableTarget(name: "pulse-device", dependencies: ["PulseDevice"], swiftSettings: swiftSettings),
-        .executableTarget(name: "pulse-conformance", dependencies: ["PulseConformance"], swiftSettings: swiftSettings),
+        .executableTarget(name: "pulse-pack-ops", dependencies: ["PulseOpsCLI"], swiftSettings: swiftSettings),
+        .executableTarget(name: "pulse-origin", dependencies: ["PulseOriginCLI"], swiftSettings: swiftSettings),
+        .executableTarget(name: "pulse-server", dependencies: ["PulseServerCLI"], swiftSettings: swiftSettings),
+        .executableTarget(name: "pulse-device", dependencies: ["PulseDeviceCLI"], swiftSettings: swiftSettings),
+        .executableTarget(name: "pulse-conformance", dependencies: ["PulseConformanceCLI"], swiftSettings: swiftSettings),
         // Scripts/bench/verify: ES256 verifies per second, measured next to `openssl speed ecdsap256`.
         .executableTarget(name: "pulse-bench-verify", dependencies: ["PulseCrypto", "PulseCommandLine", "PulseSystem"], swiftSettings: swiftSettings),
         // Scripts/bench/blocks: PulseHTML's render of a 10,000-row table, PulseMetrics' ns per operation.
@@ -93,36 +101,39 @@ let package = Package(
 
         testTarget("PulseCryptoTests", ["PulseCrypto", "PulseCore"]),
         testTarget("PulseCoreTests", ["PulseCore"]),
-        testTarget("PulseCommandLineTests", ["PulseCommandLine"]),
+        testTarget("PulseCommandLineTests", ["PulseCommandLine", "PulseCore"]),
         testTarget("PulseHTMLTests", ["PulseHTML"]),
         testTarget("PulseQRTests", ["PulseQR", "PulseHTML"]),
         testTarget("PulseMetricsTests", ["PulseMetrics"]),
-        testTarget("PulseAgeTests", ["PulseAge", "PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine", "SyncTestSupport"]),
-        testTarget("PulseOpsTests", ["PulseOps", "PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine"]),
+        testTarget("PulseAgeTests", ["PulseAge", "PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine", "PulsePack", "PulsePackCLI", "SyncTestSupport"]),
+        testTarget("PulseOpsTests", ["PulseOps", "PulseOpsCLI", "PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine"]),
         testTarget("PulseSystemTests", ["PulseSystem"]),
         testTarget("PulseStoreTests", ["PulseStore", "PulseCore", "PulseCrypto"]),
         testTarget("PulseImageTests", ["PulseImage"]),
         testTarget("PulseHTTPServerTests", ["PulseHTTPServer", "PulseSystem", "PulseSystemTesting"]),
-        testTarget("PulseOriginTests", ["PulseOrigin", "PulseHTTPServer", "PulseCrypto", "PulseCommandLine", "PulseSystem", "PulseSystemTesting"]),
+        testTarget("PulseOriginTests", ["PulseOrigin", "PulseOriginCLI", "PulseHTTPServer", "PulseCrypto", "PulseCommandLine", "PulseSystem", "PulseSystemTesting"]),
         testTarget("PulseSQLiteTests", ["PulseSQLite"]),
         testTarget("PulsePostgresTests", ["PulsePostgres", "PulsePostgresTesting"]),
         testTarget("PulseServerTests", [
-            "PulseServer", "PulseServerStorage", "PulseSyncAPI", "PulseStaffAPI", "PulseSQLite", "PulseCore", "PulseCrypto", "PulseAge", "PulseCommandLine", "PulsePack", "PulseStore",
-            "PulseHTTPServer", "PulsePostgres", "PulsePostgresTesting", "PulseSystem", "SyncTestSupport",
+            "PulseServer", "PulseServerCLI", "PulseServerStorage", "PulseSyncAPI", "PulseStaffAPI", "PulseSQLite", "PulseCore", "PulseCrypto", "PulseAge",
+            "PulseCommandLine", "PulsePack", "PulseStore", "PulseHTTPServer", "PulsePostgres", "PulsePostgresTesting", "PulseSystem", "SyncTestSupport",
         ]),
         testTarget("PulsePDFTests", ["PulsePDF", "PulseCrypto"]),
-        testTarget("PulsePackTests", ["PulsePack", "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseAge"]),
+        testTarget("PulsePackTests", ["PulsePack", "PulsePackCLI", "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseAge", "PulseCommandLine"]),
         // What only tests ask of PulseSystem (RawHTTPConnection's non-blocking send, read-until-quiet, closed-now).
         .target(name: "PulseSystemTesting", dependencies: ["PulseSystem"], path: "Tests/PulseSystemTesting", swiftSettings: swiftSettings),
         // pulse-server and pulse-origin in process with the samples built, and the broken servers' responder wrapper.
         .target(
-            name: "SyncTestSupport", dependencies: ["PulseServer", "PulseServerStorage", "PulseSyncAPI", "PulsePack", "PulseOrigin", "PulseHTTPServer"], path: "Tests/SyncTestSupport",
-            swiftSettings: swiftSettings),
+            name: "SyncTestSupport",
+            dependencies: ["PulseServer", "PulseServerCLI", "PulseServerStorage", "PulseSyncAPI", "PulseCommandLine", "PulsePack", "PulseOrigin", "PulseHTTPServer"],
+            path: "Tests/SyncTestSupport", swiftSettings: swiftSettings),
         testTarget("PulseDeviceTests", [
-            "PulseDevice", "SyncTestSupport", "PulseServer", "PulseServerStorage", "PulseSyncAPI", "PulseHTTPServer", "PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine",
+            "PulseDevice", "PulseDeviceCLI", "SyncTestSupport", "PulseServer", "PulseServerStorage", "PulseSyncAPI", "PulseHTTPServer", "PulseCrypto", "PulseCore",
+            "PulseStore", "PulseCommandLine",
         ]),
         testTarget("PulseConformanceTests", [
-            "PulseConformance", "PulseDevice", "SyncTestSupport", "PulseServer", "PulseServerStorage", "PulseSyncAPI", "PulseHTTPServer", "PulseCrypto", "PulseCore", "PulseSystem",
+            "PulseConformance", "PulseConformanceCLI", "PulseCommandLine", "PulseDevice", "SyncTestSupport", "PulseServer", "PulseServerStorage", "PulseSyncAPI",
+            "PulseHTTPServer", "PulseCrypto", "PulseCore", "PulseSystem",
         ]),
     ],
     swiftLanguageModes: [.v6]

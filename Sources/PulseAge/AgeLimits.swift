@@ -15,7 +15,7 @@ public enum AgeLimits {
     public static let maxIdentityFileByteCount = 64 << 10
 
     /// "16 MiB (16777216 bytes)"-style wording for error messages.
-    static func describe(_ byteCount: Int) -> String {
+    public static func describe(_ byteCount: Int) -> String {
         let unit = byteCount >= 1 << 20 ? (byteCount >> 20, "MiB") : (byteCount >> 10, "KiB")
         return "\(unit.0) \(unit.1) (\(byteCount) bytes)"
     }

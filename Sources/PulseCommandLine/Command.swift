@@ -10,26 +10,32 @@ public struct Command: Sendable {
     public var options: [Option]
     public var positionals: [Positional]
     public var subcommands: [Command]
+    /// Checks the arguments together before `run` (swift-argument-parser's `validate()`): throw `UsageError`
+    /// for a combination that cannot work. Each option's own value is already checked by its handle.
+    public var validate: (@Sendable (Arguments) throws -> Void)?
     /// Runs the command; returns the exit code. Throw `UsageError` for bad arguments (exit 64).
     public var run: (@Sendable (Arguments) throws -> Int32)?
 
     public init(
-        name: String, abstract: String, discussion: String = "", examples: [String] = [], options: [Option] = [],
-        positionals: [Positional] = [], subcommands: [Command] = [],
+        name: String, abstract: String, discussion: String = "", examples: [String] = [], options: [any CommandOption] = [],
+        positionals: [any CommandPositional] = [], subcommands: [Command] = [],
+        validate: (@Sendable (Arguments) throws -> Void)? = nil,
         run: (@Sendable (Arguments) throws -> Int32)? = nil
     ) {
         self.name = name
         self.abstract = abstract
         self.discussion = discussion
         self.examples = examples
-        self.options = options
-        self.positionals = positionals
+        self.options = options.map(\.option)
+        self.positionals = positionals.map(\.positional)
         self.subcommands = subcommands
+        self.validate = validate
         self.run = run
     }
 }
 
-/// `--name value`, `--name=value`, or a flag `--name`.
+/// `--name value`, `--name=value`, or a flag `--name`: the declaration that parsing and help read. Commands
+/// make one through a typed handle (`Option.value`, `.int`, `.flag`, …, in OptionHandle.swift).
 public struct Option: Sendable {
     public var name: String
     public var short: Character?
@@ -38,13 +44,21 @@ public struct Option: Sendable {
     public var help: String
     /// May be given more than once (values accumulate).
     public var repeating: Bool
+    /// Converts and checks one value while parsing (nil: the text is the value).
+    var convert: (@Sendable (String) throws -> any Sendable)?
+    /// The usage error when a required option is not given; nil when it may be left out.
+    var missing: String?
 
-    public static func flag(_ name: String, short: Character? = nil, help: String) -> Option {
-        Option(name: name, short: short, valueName: nil, help: help, repeating: false)
-    }
-
-    public static func value(_ name: String, _ valueName: String, short: Character? = nil, help: String, repeating: Bool = false) -> Option {
-        Option(name: name, short: short, valueName: valueName, help: help, repeating: repeating)
+    init(
+        name: String, short: Character?, valueName: String?, help: String, repeating: Bool,
+        convert: (@Sendable (String) throws -> any Sendable)? = nil
+    ) {
+        self.name = name
+        self.short = short
+        self.valueName = valueName
+        self.help = help
+        self.repeating = repeating
+        self.convert = convert
     }
 
     var isFlag: Bool { valueName == nil }

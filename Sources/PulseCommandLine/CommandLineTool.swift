@@ -1,4 +1,5 @@
 import Foundation
+import PulseCore
 
 /// Parses arguments against a `Command` tree and runs the selected command.
 public enum CommandLineTool {
@@ -41,6 +42,7 @@ public enum CommandLineTool {
                 if let unknown = rest.first { throw unknownCommand(unknown, in: command) }
                 throw UsageError("missing subcommand")
             }
+            try command.validate?(parsed)
             return try run(parsed)
         } catch let error as UsageError {
             // One prefix for every error of every tool: `<tool>: error: [<subcommand path>: ]<what>`.
@@ -56,6 +58,7 @@ public enum CommandLineTool {
     /// Parses `arguments`; nil means help was asked for.
     public static func parse(_ arguments: [String], for command: Command) throws -> Arguments? {
         var result = Arguments()
+        result.declared = Set(command.options.map { "--\($0.name)" } + command.positionals.map { "<\($0.name)>" })
         var loose: [String] = []
         var index = 0
         var onlyPositionals = false
@@ -93,6 +96,7 @@ public enum CommandLineTool {
                 throw UsageError("--\(option.name) given more than once")
             }
             result.values[option.name, default: []].append(value)
+            if let convert = option.convert { result.converted[option.name, default: []].append(try convert(value)) }
         }
         for positional in command.positionals {
             if loose.isEmpty {
@@ -105,6 +109,9 @@ public enum CommandLineTool {
         if let extra = loose.first {
             if command.subcommands.isEmpty { throw UsageError("unexpected argument \"\(extra)\"") }
             throw unknownCommand(extra, in: command)
+        }
+        if let missing = command.options.first(where: { $0.missing != nil && result.values[$0.name] == nil })?.missing {
+            throw UsageError(missing)
         }
         return result
     }

@@ -36,10 +36,10 @@ struct Skip: Error {
 }
 
 /// Ends a rule as failed (or, thrown from the set-up, the whole run).
-struct Broken: Error, CustomStringConvertible {
-    let reason: String
+public struct Broken: Error, CustomStringConvertible {
+    public let reason: String
     init(_ reason: String) { self.reason = reason }
-    var description: String { reason }
+    public var description: String { reason }
 }
 
 /// Fails the rule with `message` unless `condition` holds.

@@ -1,5 +1,4 @@
 import Foundation
-import PulseCommandLine
 
 /// Reads one JSON object of an input file field by field, checking types as it goes.
 ///

@@ -11,7 +11,7 @@ import PulseStore
 /// {"format": "pulse-device-cache/1",
 ///  "manifests": {"session/keynote": {"etag": "\"8994d8d6…\"", "file": "<sha256>", "fetchedAt": "2026-12-03T08:42:10Z"}}}
 /// ```
-struct CacheIndex: Equatable {
+public struct CacheIndex: Equatable {
     static let format = "pulse-device-cache/1"
 
     struct Entry: Equatable {

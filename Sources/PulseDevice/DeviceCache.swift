@@ -15,12 +15,12 @@ public struct DeviceCache: Sendable {
         blobs = BlobStore(folder: folder.blobsURL)
     }
 
-    func readIndex() throws -> CacheIndex { try CacheIndex.read(folder.cacheURL) }
+    public func readIndex() throws -> CacheIndex { try CacheIndex.read(folder.cacheURL) }
 
     func writeIndex(_ index: CacheIndex) throws { try index.write(folder.cacheURL) }
 
     /// The cached manifest of `key` (`session/<id>`, `series/<id>`), with its ETag.
-    func manifest(_ key: String, in index: CacheIndex) throws -> (manifest: Manifest, etag: String?)? {
+    public func manifest(_ key: String, in index: CacheIndex) throws -> (manifest: Manifest, etag: String?)? {
         guard let entry = index.entries[key] else { return nil }
         let url = folder.manifestsURL.appendingPathComponent(entry.file)
         let bytes: [UInt8]

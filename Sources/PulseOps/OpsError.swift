@@ -1,5 +1,4 @@
 import Foundation
-import PulseCommandLine
 import PulseCore
 import PulseStore
 import PulseSystem
@@ -32,23 +31,12 @@ public struct OpsError: Error, CustomStringConvertible, Equatable {
 
     public var description: String { location.isEmpty ? message : "\(location): \(message)" }
 
-    /// The process exit code for this error (sysexits: 65 bad input, 64 usage, 1 otherwise).
-    public var exitCode: Int32 {
-        switch kind {
-        case .badInput: ExitCode.dataError
-        case .failure: ExitCode.failure
-        case .usage: ExitCode.usage
-        case .busy: 75
-        }
-    }
-
     /// Any error from push or gc as an `OpsError`: store errors are target failures, input errors bad input.
-    static func from(_ error: any Error) -> OpsError {
+    public static func from(_ error: any Error) -> OpsError {
         switch error {
         case let error as OpsError: error
         case let error as StoreError: OpsError(.failure, error.path, error.message)
         case let error as InputError: OpsError(.badInput, error.file, error.path.isEmpty ? error.message : "\(error.path): \(error.message)")
-        case let error as UsageError: OpsError(.usage, "", error.message)
         default: OpsError(.failure, "", reason(error))
         }
     }

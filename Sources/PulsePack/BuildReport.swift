@@ -48,7 +48,7 @@ public struct BuildReport: Sendable {
     /// The package id, if this build moved a pulse-package/1 folder to the current layout.
     public var migrated: String?
 
-    var json: JSONValue {
+    public var json: JSONValue {
         .object([
             "package": .string(package),
             "secret": .string(secret), "secretCreated": .bool(secretCreated),

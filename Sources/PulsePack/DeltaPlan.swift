@@ -20,7 +20,7 @@ public struct DeltaPlan: Sendable {
         unchanged = PackageVersion.of(old) == PackageVersion.of(new)
     }
 
-    var json: JSONValue {
+    public var json: JSONValue {
         [
             "unchanged": .bool(unchanged), "fetch": .array(fetch.map { ["assetHash": .string($0.assetHash), "bytes": .int($0.bytes)] }),
             "drop": .array(drop.map { ["assetHash": .string($0.assetHash), "bytes": .int($0.bytes)] }),

@@ -1,5 +1,4 @@
 import Foundation
-import PulseCommandLine
 import PulseCore
 
 /// Checks of values whose shape is right but whose meaning is impossible: a day that does not exist, a

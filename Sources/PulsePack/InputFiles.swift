@@ -55,7 +55,7 @@ struct PublicImage {
 }
 
 /// Reads JSON input files and the files they point at, collecting the public images they need.
-final class InputLoader {
+public final class InputLoader {
     let warnings: Warnings
     /// Public images larger than this are warned about (`--max-image-size`).
     let warnImageBytes: Int
@@ -117,7 +117,7 @@ final class InputLoader {
         return info.size
     }
 
-    static func readFile(_ url: URL) throws -> Data {
+    public static func readFile(_ url: URL) throws -> Data {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else {
             throw InputError(file: url.path, "no such file")

@@ -2,14 +2,14 @@ import PulseCore
 
 /// Which slides of a session changed between two manifests, by number: what an organizer recognises
 /// (`slide 3 changed`, `slides 5–7 added`), where the delta plan only knows hashes.
-struct SlideChanges: Sendable, Equatable {
+public struct SlideChanges: Sendable, Equatable {
     /// Manifest slide indexes `n` (0-based) whose blob differs, that only the new manifest has, and
     /// that only the old one had.
-    var changed: [Int] = []
-    var added: [Int] = []
-    var removed: [Int] = []
+    public var changed: [Int] = []
+    public var added: [Int] = []
+    public var removed: [Int] = []
 
-    init(old: JSONValue, new: JSONValue) {
+    public init(old: JSONValue, new: JSONValue) {
         let before = Self.slides(old), after = Self.slides(new)
         for (n, hash) in after.sorted(by: { $0.key < $1.key }) {
             switch before[n] {
@@ -21,14 +21,14 @@ struct SlideChanges: Sendable, Equatable {
         removed = before.keys.filter { after[$0] == nil }.sorted()
     }
 
-    var isEmpty: Bool { changed.isEmpty && added.isEmpty && removed.isEmpty }
+    public var isEmpty: Bool { changed.isEmpty && added.isEmpty && removed.isEmpty }
 
     /// `slide 3 changed`, `slides 5–7 added`: numbered from 1 as the deck's pages are (n + 1).
-    var lines: [String] {
+    public var lines: [String] {
         Self.runs(changed).map { "\($0) changed" } + Self.runs(added).map { "\($0) added" } + Self.runs(removed).map { "\($0) removed" }
     }
 
-    var json: JSONValue {
+    public var json: JSONValue {
         ["changed": .array(changed.map(JSONValue.int)), "added": .array(added.map(JSONValue.int)), "removed": .array(removed.map(JSONValue.int))]
     }
 

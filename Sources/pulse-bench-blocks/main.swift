@@ -12,31 +12,35 @@
 import Foundation
 import PulseCommandLine
 
+enum HTMLOptions {
+    static let rows = Option.int("rows", "<n>", in: 1...1_000_000, help: "Rows in the table (default 10000).")
+    static let runs = Option.int("runs", "<n>", in: 1...1000, help: "Measurements; the median is reported (default 21).")
+    static let count = Option.int("count", "<n>", in: 1...1_000_000, help: "Only build and render the table n times, no clock (for callgrind).")
+    static let byHand = Option.flag("by-hand", help: "With --count: the hand-written bytes instead of the builder.")
+}
+
 let html = Command(
     name: "html", abstract: "PulseHTML: a device table built and rendered, next to the same bytes appended by hand.",
-    options: [
-        .value("rows", "<n>", help: "Rows in the table (default 10000)."),
-        .value("runs", "<n>", help: "Measurements; the median is reported (default 21)."),
-        .value("count", "<n>", help: "Only build and render the table n times, no clock (for callgrind)."),
-        .flag("by-hand", help: "With --count: the hand-written bytes instead of the builder."),
-    ],
+    options: [HTMLOptions.rows, HTMLOptions.runs, HTMLOptions.count, HTMLOptions.byHand],
     run: { arguments in
-        let bench = HTMLBench(rows: try arguments.int("rows", in: 1...1_000_000) ?? 10_000, runs: try arguments.int("runs", in: 1...1000) ?? 21)
-        if let count = try arguments.int("count", in: 1...1_000_000) { return bench.count(count, byHand: arguments.flag("by-hand")) }
+        let bench = HTMLBench(rows: arguments[HTMLOptions.rows] ?? 10_000, runs: arguments[HTMLOptions.runs] ?? 21)
+        if let count = arguments[HTMLOptions.count] { return bench.count(count, byHand: arguments[HTMLOptions.byHand]) }
         return try bench.run()
     })
 
+enum MetricsOptions {
+    static let operations = Option.int(
+        "operations", "<n>", in: 1000...1_000_000_000, help: "Operations per thread per measurement (default 5000000).")
+    static let runs = Option.int("runs", "<n>", in: 1...100, help: "Measurements; the median is reported (default 5).")
+    static let count = Option.int("count", "<n>", in: 1...1_000_000_000, help: "Only run n of each operation on one thread, no clock (for valgrind).")
+}
+
 let metrics = Command(
     name: "metrics", abstract: "PulseMetrics: ns per hot-path operation on 1 and 2 threads, next to a bare Atomic and a Mutex.",
-    options: [
-        .value("operations", "<n>", help: "Operations per thread per measurement (default 5000000)."),
-        .value("runs", "<n>", help: "Measurements; the median is reported (default 5)."),
-        .value("count", "<n>", help: "Only run n of each operation on one thread, no clock (for valgrind)."),
-    ],
+    options: [MetricsOptions.operations, MetricsOptions.runs, MetricsOptions.count],
     run: { arguments in
-        let bench = MetricsBench(
-            operations: try arguments.int("operations", in: 1000...1_000_000_000) ?? 5_000_000, runs: try arguments.int("runs", in: 1...100) ?? 5)
-        if let count = try arguments.int("count", in: 1...1_000_000_000) { return bench.count(count) }
+        let bench = MetricsBench(operations: arguments[MetricsOptions.operations] ?? 5_000_000, runs: arguments[MetricsOptions.runs] ?? 5)
+        if let count = arguments[MetricsOptions.count] { return bench.count(count) }
         return bench.run()
     })
 

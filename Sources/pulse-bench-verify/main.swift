@@ -15,15 +15,17 @@ import PulseSystem
 import Synchronization
 
 /// The options, declared once like every Pulse tool's: `--help`, `--version`, and one clear line for a typo.
+enum Options {
+    static let threads = Option.int("threads", "<n>", in: 1...256, help: "Threads verifying at once (default 1).")
+    static let seconds = Option.int("seconds", "<s>", in: 1...3600, help: "How long to run (default 3).")
+    static let count = Option.int("count", "<n>", in: 1...100_000_000, help: "Exactly n verifies on one thread, no clock (for callgrind).")
+}
+
 let command = Command(
     name: "pulse-bench-verify",
     abstract: "ES256 verifies per second of PulseCrypto (Scripts/bench/verify runs it next to openssl speed).",
     examples: ["pulse-bench-verify --threads 2 --seconds 3", "valgrind --tool=callgrind pulse-bench-verify --count 300"],
-    options: [
-        .value("threads", "<n>", help: "Threads verifying at once (default 1)."),
-        .value("seconds", "<s>", help: "How long to run (default 3)."),
-        .value("count", "<n>", help: "Exactly n verifies on one thread, no clock (for callgrind)."),
-    ],
+    options: [Options.threads, Options.seconds, Options.count],
     run: { _ in ExitCode.success })
 
 let (threads, seconds, count): (Int, Double, Int)
@@ -37,10 +39,10 @@ do {
         print(CommandLineTool.help(for: command, path: [command.name]))
         exit(ExitCode.success)
     }
-    threads = try arguments.int("threads", in: 1...256) ?? 1
-    seconds = Double(try arguments.int("seconds", in: 1...3600) ?? 3)
+    threads = arguments[Options.threads] ?? 1
+    seconds = Double(arguments[Options.seconds] ?? 3)
     // --count N: exactly N verifies on this thread, no clock (for valgrind --tool=callgrind).
-    count = try arguments.int("count", in: 1...100_000_000) ?? 0
+    count = arguments[Options.count] ?? 0
 } catch let error as UsageError {
     FileHandle.standardError.write(Data("pulse-bench-verify: error: \(error.message)\nSee 'pulse-bench-verify --help'.\n".utf8))
     exit(ExitCode.usage)

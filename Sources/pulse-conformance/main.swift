@@ -1,4 +1,4 @@
 import Foundation
-import PulseConformance
+import PulseConformanceCLI
 
 exit(ConformanceCommand.main(Array(CommandLine.arguments.dropFirst())))

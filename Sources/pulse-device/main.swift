@@ -1,4 +1,4 @@
 import Foundation
-import PulseDevice
+import PulseDeviceCLI
 
 exit(DeviceCommand.main(Array(CommandLine.arguments.dropFirst())))

@@ -1,4 +1,4 @@
 import Foundation
-import PulseOrigin
+import PulseOriginCLI
 
 exit(OriginCommand.main(Array(CommandLine.arguments.dropFirst())))

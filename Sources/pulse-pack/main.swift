@@ -1,5 +1,5 @@
 import Foundation
-import PulsePack
+import PulsePackCLI
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 if let helperArguments = OpsCommands.forwarded(arguments) {

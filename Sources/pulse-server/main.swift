@@ -1,4 +1,4 @@
 import Foundation
-import PulseServer
+import PulseServerCLI
 
 exit(ServerCommand.main(Array(CommandLine.arguments.dropFirst())))

@@ -4,6 +4,8 @@ import PulseCore
 import SyncTestSupport
 import Testing
 @testable import PulseAge
+@testable import PulsePack
+@testable import PulsePackCLI
 @testable import PulseCrypto
 
 /// The caps of `AgeLimits`: over them is one clear error, at them everything still works, and a key

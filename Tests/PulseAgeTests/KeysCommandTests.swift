@@ -6,6 +6,8 @@ import SyncTestSupport
 import Synchronization
 import Testing
 @testable import PulseAge
+@testable import PulsePack
+@testable import PulsePackCLI
 
 /// `pulse-pack keys …` end to end, in process, with the reference age tool on the other side.
 @Suite struct KeysCommandTests {
@@ -14,11 +16,11 @@ import Testing
         let err = Mutex<[String]>([])
         let bytes = Mutex<[UInt8]>([])
 
-        var console: KeysCommand.Console {
-            KeysCommand.Console(
-                print: { line in self.out.withLock { $0.append(line) } },
-                printError: { line in self.err.withLock { $0.append(line) } },
-                writeOutput: { data in self.bytes.withLock { $0 += data } })
+        var console: Console {
+            Console(
+                out: { line in self.out.withLock { $0.append(line) } },
+                err: { line in self.err.withLock { $0.append(line) } },
+                write: { data in self.bytes.withLock { $0 += data } })
         }
     }
 

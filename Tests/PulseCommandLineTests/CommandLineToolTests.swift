@@ -1,11 +1,12 @@
 import Testing
 
 @testable import PulseCommandLine
+import PulseCore
 
 struct CommandLineToolTests {
     let command = Command(
         name: "tool", abstract: "A tool.",
-        options: [.value("out", "<dir>", short: "o", help: "Out."), .flag("json", help: "JSON."), .value("tag", "<t>", help: "Tags.", repeating: true)],
+        options: [Option.value("out", "<dir>", short: "o", help: "Out."), Option.flag("json", help: "JSON."), Option.values("tag", "<t>", help: "Tags.")],
         positionals: [Positional("input", help: "In."), Positional("rest", help: "More.", optional: true, variadic: true)])
 
     @Test func parsesOptionsFlagsAndPositionals() throws {
@@ -62,7 +63,7 @@ struct SuggestionTests {
 
     @Test func mistypedCommandsAndOptionsGetASuggestion() {
         let tool = Command(name: "tool", abstract: "A tool.", subcommands: [
-            Command(name: "build", abstract: "Build.", options: [.value("out", "<dir>", help: "Out.")], run: { _ in 0 }),
+            Command(name: "build", abstract: "Build.", options: [Option.value("out", "<dir>", help: "Out.")], run: { _ in 0 }),
             Command(name: "verify", abstract: "Verify.", run: { _ in 0 }),
         ])
         var errors: [String] = []

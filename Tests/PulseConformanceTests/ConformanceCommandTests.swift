@@ -1,5 +1,7 @@
 import Foundation
+import PulseCommandLine
 import PulseConformance
+import PulseConformanceCLI
 import PulseCore
 import PulseDevice
 import Synchronization
@@ -9,7 +11,7 @@ import Testing
 @Suite struct ConformanceCommandTests {
     func run(_ arguments: [String]) -> (code: Int32, out: [String], err: [String]) {
         let out = Mutex<[String]>([]), err = Mutex<[String]>([])
-        let console = DeviceConsole(out: { line in out.withLock { $0.append(line) } }, err: { line in err.withLock { $0.append(line) } })
+        let console = Console(out: { line in out.withLock { $0.append(line) } }, err: { line in err.withLock { $0.append(line) } })
         let code = ConformanceCommand.main(arguments, console: console)
         return (code, out.withLock { $0 }, err.withLock { $0 })
     }

@@ -6,6 +6,8 @@ import SyncTestSupport
 import Synchronization
 import Testing
 @testable import PulseDevice
+@testable import PulseDeviceCLI
+import PulseCommandLine
 
 /// `pulse-device` as a user runs it: exit codes, one line per error, JSON, the only plaintext where --out says.
 @Suite struct DeviceCommandTests {
@@ -13,8 +15,8 @@ import Testing
         private let lock = NSLock()
         private var outLines: [String] = []
         private var errLines: [String] = []
-        var console: DeviceConsole {
-            DeviceConsole(out: { line in self.lock.withLock { self.outLines.append(line) } }, err: { line in self.lock.withLock { self.errLines.append(line) } })
+        var console: Console {
+            Console(out: { line in self.lock.withLock { self.outLines.append(line) } }, err: { line in self.lock.withLock { self.errLines.append(line) } })
         }
         var lines: [String] { lock.withLock { outLines } }
         var lastOut: String { lines.last ?? "" }

@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 @testable import PulseOps
+@testable import PulseOpsCLI
 
 /// The fault-injecting loopback proxy (Tests/Fixtures/fault-proxy.py) between pulse-pack and moto: drops,
 /// cuts or resets uploads, truncates listings, answers 404 or empty 200s, stalls, ignores conditions, and

@@ -3,6 +3,7 @@ import PulseStore
 import Synchronization
 import Testing
 @testable import PulseOps
+@testable import PulseOpsCLI
 
 /// Bad input and faults: each gives one clear line naming what and where, the documented exit code,
 /// and nothing half-published (no index.json, no manifest on the target).

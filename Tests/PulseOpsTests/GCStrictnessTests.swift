@@ -3,6 +3,7 @@ import PulseCore
 import PulseStore
 import Testing
 @testable import PulseOps
+@testable import PulseOpsCLI
 
 /// Issue 12 item 2 and issue 11 item 7: gc deletes nothing on partial knowledge (a listing or a blob list
 /// it cannot read whole stops it before any delete), never drops what the index names as current,

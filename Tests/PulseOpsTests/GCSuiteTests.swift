@@ -4,6 +4,7 @@ import PulseStore
 import PulseCrypto
 import Testing
 @testable import PulseOps
+@testable import PulseOpsCLI
 
 /// gc, run against a folder target and S3, and on a package folder. Versions are ordered and aged by the
 /// index's history (`publishedAt`); blobs by their own publish time (file mtime, S3 LastModified), so

@@ -5,6 +5,7 @@ import PulseStore
 import Synchronization
 import Testing
 @testable import PulseOps
+@testable import PulseOpsCLI
 
 /// The two kinds of push target; the push and gc suites run once per kind (restic's backend tests).
 enum TargetKind: String, CaseIterable, CustomTestStringConvertible, Sendable {

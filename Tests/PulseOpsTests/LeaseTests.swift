@@ -4,6 +4,7 @@ import PulseStore
 import Synchronization
 import Testing
 @testable import PulseOps
+@testable import PulseOpsCLI
 
 /// A target that runs `hook` just before a write or a delete: to put a gc in the middle of a push at the
 /// worst moment, or a push in the middle of a gc.

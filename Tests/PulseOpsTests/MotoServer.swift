@@ -6,6 +6,7 @@ import PulseCrypto
 import Synchronization
 import Testing
 @testable import PulseOps
+@testable import PulseOpsCLI
 
 /// A real S3-compatible server (moto) on loopback, with SigV4 checking switched on.
 ///

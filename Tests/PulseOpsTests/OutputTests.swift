@@ -3,6 +3,7 @@ import PulseCommandLine
 import PulseCore
 import Testing
 @testable import PulseOps
+@testable import PulseOpsCLI
 
 /// Issue 11 item 9, the push/gc parts: JSON printed as build, verify and diff print theirs, SI byte
 /// units as in pulse-pack's summaries, examples in --help, no raw Foundation messages.

@@ -3,6 +3,7 @@ import PulseCommandLine
 import Synchronization
 import Testing
 @testable import PulseOps
+@testable import PulseOpsCLI
 
 /// Bounded parallel uploads, the headers a pushed object carries, the progress bar.
 @Suite(.serialized) struct PushDetailsTests {
@@ -65,7 +66,7 @@ import Testing
     }
 
     @Test func progressBarOnlyOnATerminal() throws {
-        #expect(ProgressBar.line(PushProgress(done: 5, total: 10, bytes: 2048), width: 10) == "[#####-----] 5/10 files, 2.0 KB sent")
+        #expect(ProgressBar.line(done: 5, total: 10, detail: "files, 2.0 KB sent", width: 10) == "[#####.....] 5/10 files, 2.0 KB sent")
         let package = TestPackage()
         let folder = TestPackage.temporaryFolder("pulse-target")
         defer { package.cleanUp(); try? FileManager.default.removeItem(at: folder) }

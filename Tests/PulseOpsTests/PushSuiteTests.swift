@@ -3,6 +3,7 @@ import PulseCore
 import PulseStore
 import Testing
 @testable import PulseOps
+@testable import PulseOpsCLI
 
 /// One push suite, run against a folder target and against S3 (moto with signature checking).
 @Suite(.serialized) struct PushSuiteTests {

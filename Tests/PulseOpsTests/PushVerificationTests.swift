@@ -4,6 +4,7 @@ import PulseStore
 import Synchronization
 import Testing
 @testable import PulseOps
+@testable import PulseOpsCLI
 
 /// Issue 12, items 1, 4, 5, 6: push checks what landed instead of believing the store, survives resets
 /// at once, costs one listing instead of a HEAD per file, and says what failed where. Each test injects

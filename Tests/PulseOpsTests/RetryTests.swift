@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PulseOps
+@testable import PulseOpsCLI
 
 /// Retries with backoff, against a tiny loopback server that answers 503 a few times, then 200.
 @Suite(.serialized) struct RetryTests {

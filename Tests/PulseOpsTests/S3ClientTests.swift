@@ -2,6 +2,7 @@ import Foundation
 import PulseCrypto
 import Testing
 @testable import PulseOps
+@testable import PulseOpsCLI
 
 /// The S3 client against moto with signature checking on.
 @Suite(.serialized) struct S3ClientTests {

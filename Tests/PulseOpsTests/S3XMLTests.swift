@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PulseOps
+@testable import PulseOpsCLI
 
 /// The strict ListObjectsV2 reader: a whole page parses; anything less is an error, never a shorter list.
 struct S3XMLTests {

@@ -2,6 +2,7 @@ import Foundation
 import PulseCrypto
 import Testing
 @testable import PulseOps
+@testable import PulseOpsCLI
 
 /// The AWS SigV4 test suite (Tests/Fixtures/aws-sigv4, Apache-2.0, from aws-c-auth): every header-signed
 /// case must produce AWS's canonical request, string to sign and signature, byte for byte.

@@ -2,6 +2,7 @@ import Foundation
 @testable import PulseCommandLine
 import Testing
 @testable import PulseOrigin
+@testable import PulseOriginCLI
 
 @Suite struct OriginCommandTests {
     @Test func usageErrorsExit64() {

@@ -7,6 +7,7 @@ import PulseStore
 import Testing
 
 @testable import PulsePack
+@testable import PulsePackCLI
 
 struct BuildTests {
     @Test func samplesBuildVerifyAndDecrypt() throws {

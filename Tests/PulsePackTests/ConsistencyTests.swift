@@ -5,6 +5,7 @@ import PulseStore
 import Testing
 
 @testable import PulsePack
+@testable import PulsePackCLI
 
 /// The same conventions in every command (issue 11, item 9): --version, examples in --help, one error
 /// prefix, system words instead of Foundation's, 65 for what is not a package, pasteable hints.

@@ -6,6 +6,7 @@ import PulseStore
 import Testing
 
 @testable import PulsePack
+@testable import PulsePackCLI
 
 /// Slide keys are bound to the package and the session (issue 7, item 3).
 struct SessionBindingTests {

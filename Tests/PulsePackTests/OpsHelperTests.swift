@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import PulsePack
+@testable import PulsePackCLI
 
 /// `pulse-pack push|gc` hand over to `pulse-pack-ops`, so that pulse-pack itself never loads libcurl.
 @Suite struct OpsHelperTests {

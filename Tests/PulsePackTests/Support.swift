@@ -1,8 +1,10 @@
 import Foundation
+import PulseCommandLine
 import PulseCore
 import PulseStore
 
 @testable import PulsePack
+@testable import PulsePackCLI
 
 /// Paths and helpers shared by the packager tests.
 enum Support {
@@ -102,8 +104,8 @@ enum Support {
     /// Runs the CLI in process, capturing its output.
     static func cli(_ arguments: [String]) -> (code: Int32, out: [String], err: [String]) {
         let capture = Capture()
-        let terminal = Terminal(out: { capture.add(out: $0) }, err: { capture.add(err: $0) }, showsProgress: false)
-        let code = PulsePackCLI.main(arguments, terminal: terminal, environment: environment)
+        let console = Console(out: { capture.add(out: $0) }, err: { capture.add(err: $0) })
+        let code = PulsePackCLI.main(arguments, console: console, environment: environment)
         return (code, capture.out, capture.err)
     }
 

@@ -3,6 +3,8 @@ import PulseCore
 import PulseCrypto
 import PulseServer
 import PulseServerStorage
+@testable import PulseServerCLI
+import PulseCommandLine
 import Testing
 
 @Suite struct AdminCommandTests {

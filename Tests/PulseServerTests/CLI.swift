@@ -1,6 +1,8 @@
 import Foundation
 import PulseServer
 import PulseServerStorage
+@testable import PulseServerCLI
+import PulseCommandLine
 
 /// Runs the pulse-server CLI in process and captures what it prints.
 enum CLI {

@@ -4,6 +4,8 @@ import PulseCore
 import PulseServer
 import SyncTestSupport
 import PulseServerStorage
+@testable import PulseServerCLI
+import PulseCommandLine
 import Testing
 
 @Suite struct ImportCommandTests {

@@ -3,6 +3,8 @@ import PulseCrypto
 import PulsePostgresTesting
 import PulseServer
 import PulseServerStorage
+@testable import PulseServerCLI
+import PulseCommandLine
 import PulseSystem
 import SyncTestSupport
 import Testing

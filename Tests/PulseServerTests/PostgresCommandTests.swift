@@ -6,6 +6,8 @@ import PulsePostgresTesting
 import PulseServer
 import SyncTestSupport
 import PulseServerStorage
+@testable import PulseServerCLI
+import PulseCommandLine
 import Testing
 
 /// `--database` / `PULSE_DATABASE_URL` on import and admin, and `migrate` from a SQLite data folder.

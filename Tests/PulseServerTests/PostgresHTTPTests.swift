@@ -7,6 +7,8 @@ import SyncTestSupport
 import Testing
 @testable import PulseServer
 @testable import PulseServerStorage
+@testable import PulseServerCLI
+import PulseCommandLine
 
 /// The HTTP half on PostgreSQL: two server instances in this process (each its own responder, caches,
 /// event hub, pool and listener) on one database, and what a client sees when the database goes away.

@@ -1,6 +1,8 @@
 import Foundation
 import PulseServer
 import PulseServerStorage
+@testable import PulseServerCLI
+import PulseCommandLine
 import PulseSystem
 import SyncTestSupport
 import Testing

@@ -4,6 +4,8 @@ import PulseOrigin
 import PulseServer
 import PulseServerStorage
 import PulseSyncAPI
+import PulseServerCLI
+import PulseCommandLine
 
 /// pulse-server's responder in this process on a free loopback port, with a data folder of its own, the
 /// package's public part served too (as `serve --public`), and an optional wrapper around the responder (a

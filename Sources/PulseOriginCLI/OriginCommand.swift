@@ -1,0 +1,149 @@
+import Foundation
+import PulseCommandLine
+import PulseCore
+import PulseHTTPServer
+import PulseOrigin
+import PulseSystem
+
+/// `pulse-origin`: the command line, declared once (parsing, help, validation, run).
+public enum OriginCommand {
+    public static let command = Command(
+        name: "pulse-origin",
+        abstract: "Serve a pulse package's blobs and app configs to a CDN or shared cache, with immutable caching.",
+        discussion: """
+            Routes: GET/HEAD /api/sync/asset/<sha256>, /api/sync/appconfig?org=<slug>, /healthz.
+            Every blob is hashed before it is first served; a blob whose bytes do not match its name gets a 500,
+            never a 200. Stops gracefully on SIGTERM, SIGINT or SIGQUIT; SIGHUP reads index.json again; SIGUSR1
+            reopens the access log file. See docs/origin.md.
+            """,
+        examples: [
+            "pulse-origin --package pkg                                  # serves pkg/public on 127.0.0.1:8080",
+            "pulse-origin --package /srv/cdn/pulse --listen :8080         # a pushed folder, on every address",
+            "pulse-origin --package pkg --listen 127.0.0.1:0 --access-log off   # a free port, printed at start",
+            "pulse-origin --package pkg --memory-cache 1GB --max-connections-per-ip 0   # behind a CDN",
+        ],
+        options: [
+            package, listen, accessLog, allowOrigin, threads, maxConnections, maxConnectionsPerIP, idleTimeout, headerTimeout,
+            connectionMemory, memoryCache, memoryMaxBlob, maxBlobSize, recheck, appconfigMaxAge, shutdownTimeout,
+        ],
+        validate: { arguments in _ = try settings(arguments) },
+        run: { arguments in try run(arguments) }
+    )
+
+    static let package = Option.value(
+        "package", "<dir>", help: "A package folder (its public/ part is served) or a folder pulse-pack push wrote (required).").required()
+    static let listen = Option.value("listen", "<host:port>", help: "Address to listen on (default 127.0.0.1:8080; port 0 picks a free port).")
+    static let accessLog = Option.value("access-log", "<path>", help: "Access log file, '-' for standard output (default), 'off' for none.")
+    static let allowOrigin = Option.value(
+        "allow-origin", "<origin>", help: "Access-Control-Allow-Origin value (default *), 'off' for no CORS headers.")
+    static let threads = Option.int("threads", "<n>", in: 1...256, help: "Server threads, each with an epoll loop (default: one per core).")
+    static let maxConnections = Option.int(
+        "max-connections", "<n>", in: 1...1_000_000,
+        help: "Open connections at most (default 1024); one over it is answered 503 with Retry-After: 1 and Connection: close.")
+    static let maxConnectionsPerIP = Option.int(
+        "max-connections-per-ip", "<n>", in: 0...1_000_000,
+        help: "Open connections per client IP at most, 0 for no limit (default 64); one over it is answered 503 with "
+            + "Retry-After: 1 and Connection: close.")
+    static let idleTimeout = Option.int("idle-timeout", "<seconds>", in: 1...86_400, help: "Close a connection silent this long: idle or too slow (default 15).")
+    static let headerTimeout = Option.int(
+        "header-timeout", "<seconds>", in: 1...3600, help: "A request's line and headers must arrive within this long in all (default 10).")
+    static let connectionMemory = size(
+        "connection-memory", help: "Memory per connection for request and response headers (default 8KiB: request headers up to about 7 kB).",
+        in: 4096...(1 << 20), outside: "--connection-memory must be 4KiB to 1MiB")
+    static let memoryCache = size("memory-cache", help: "Verified blobs kept in memory at most, e.g. 1GB (default 256MiB; 0 disables).")
+    static let memoryMaxBlob = size("memory-max-blob", help: "Larger blobs are always sent from disk (default 8MiB).")
+    static let maxBlobSize = size("max-blob-size", help: "Larger blobs are corrupt (500) without being read (default 256MiB).")
+    static let recheck = Option.int("recheck", "<seconds>", in: 0...3600, help: "Look at a known blob's file again after this long (default 1).")
+    static let appconfigMaxAge = Option.int(
+        "appconfig-max-age", "<seconds>", in: 0...31_536_000, help: "Cache-Control max-age of app configs (default 60).")
+    static let shutdownTimeout = Option.int(
+        "shutdown-timeout", "<seconds>", in: 0...3600, help: "On SIGTERM, wait this long for responses in flight (default 10).")
+
+    /// A size as every tool reads it (`ByteCount.parse`): `512K`, `256MB`, `1G` (SI), `256MiB` (powers of 1024), up to 1 TiB.
+    static func size(
+        _ name: String, help: String, in range: ClosedRange<Int> = 0...(1 << 40), outside: String? = nil
+    ) -> OptionHandle<Int?> {
+        Option.value(name, "<size>", help: help) { text in
+            guard let bytes = ByteCount.parse(text), bytes <= 1 << 40 else {
+                throw UsageError("--\(name) must be a size like 512K, 256MB or 1GiB, got \"\(text)\"")
+            }
+            guard range.contains(bytes) else { throw UsageError(outside ?? "--\(name) must be \(range.lowerBound) to \(range.upperBound) bytes") }
+            return bytes
+        }
+    }
+
+    /// Runs the command with `arguments` (without the program name); returns the exit code.
+    public static func main(_ arguments: [String]) -> Int32 {
+        CommandLineTool.main(command, arguments: arguments, errorHandler: { error in
+            FileHandle.standardError.write(Data("pulse-origin: error: \(error)\n".utf8))
+            return ExitCode.failure
+        }, printError: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) })
+    }
+
+    /// Validated settings from the arguments.
+    static func settings(_ arguments: Arguments) throws -> (OriginConfiguration, HTTPServer.Configuration, accessLog: String, drain: Double) {
+        var origin = OriginConfiguration(packageRoot: URL(fileURLWithPath: arguments[Self.package]))
+        var server = HTTPServer.Configuration()
+        server.requestHeaders = Origin.requestHeaders
+        if let listen = arguments[Self.listen] { server.listen = listen }
+        if let value = arguments[Self.allowOrigin] { origin.allowOrigin = value == "off" ? nil : value }
+        if let value = arguments[Self.threads] { server.threads = value }
+        if let value = arguments[Self.maxConnections] { server.maxConnections = value }
+        if let value = arguments[Self.maxConnectionsPerIP] { server.maxConnectionsPerIP = value }
+        if let value = arguments[Self.idleTimeout] { server.idleTimeoutSeconds = value }
+        if let value = arguments[Self.headerTimeout] { server.headerTimeoutSeconds = value }
+        if let value = arguments[Self.connectionMemory] { server.connectionMemoryBytes = value }
+        if let value = arguments[Self.memoryCache] { origin.memoryBudget = value }
+        if let value = arguments[Self.memoryMaxBlob] { origin.memoryMaxBlob = value }
+        if let value = arguments[Self.maxBlobSize] { origin.maxBlobBytes = value }
+        if let value = arguments[Self.recheck] { origin.recheckSeconds = Double(value) }
+        if let value = arguments[Self.appconfigMaxAge] { origin.appconfigMaxAge = value }
+        let drain = Double(arguments[Self.shutdownTimeout] ?? 10)
+        return (origin, server, arguments[Self.accessLog] ?? "-", drain)
+    }
+
+    static func run(_ arguments: Arguments) throws -> Int32 {
+        let (originConfiguration, serverConfiguration, logPath, drain) = try settings(arguments)
+        // Before any thread exists (the server's, the verifiers'), so that all of them inherit the mask and the
+        // signals reach only the loop below.
+        ServerSignals.block()
+        let accessLog: AccessLog? = switch logPath {
+        case "off": nil
+        case "-": .standardOutput()
+        default: try .file(logPath)
+        }
+        let origin = try Origin(configuration: originConfiguration, accessLog: accessLog)
+        let server = try HTTPServer(configuration: serverConfiguration, responder: origin)
+        Origin.standardError("serving \(originConfiguration.packageRoot.path) on http://\(server.boundAddress) "
+            + "(\(serverConfiguration.threads) threads, pid \(SystemProcess.currentID))")
+        while true {
+            let signal = ServerSignals.wait()
+            let name = ServerSignals.name(signal)
+            switch signal {
+            case SIGHUP:
+                Origin.standardError("\(name): \(origin.reloadIndex())")
+            case SIGUSR1:
+                Origin.standardError("\(name): \(accessLog?.reopen() ?? "no access log to reopen")")
+            case _ where ServerSignals.isTermination(signal):
+                Origin.standardError("\(name): finishing \(server.requestsInFlight) responses in flight, then stopping")
+                stopWithin(seconds: drain + 5)
+                server.shutdown(drainSeconds: drain)
+                Origin.standardError("stopped")
+                return ExitCode.success
+            default:
+                Origin.standardError("\(name): ignored")
+            }
+        }
+    }
+
+    /// A last resort: if the server has not stopped `seconds` after the stop began (a thread stuck in a system
+    /// call), say so and exit anyway, so a stop request is never ignored.
+    private static func stopWithin(seconds: Double) {
+        let watchdog = Thread {
+            Thread.sleep(forTimeInterval: seconds)
+            Origin.standardError("error: still not stopped \(Int(seconds)) s after the signal; exiting now")
+            SystemProcess.exitImmediately(1)
+        }
+        watchdog.start()
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import PulseCommandLine
+import PulseServer
+import PulseHTTPServer
+import PulseOrigin
+import PulseServerStorage
+import PulseSyncAPI
+import PulseSystem
+
+/// `pulse-server serve --data DIR --listen HOST:PORT [--public PKG] [--trusted-proxy CIDR]…`
+enum ServeCommand {
+    static let listen = Option.value(
+        "listen", "<host:port>", help: "Address to listen on (default 127.0.0.1:8080; :8080 for every interface; port 0 picks a free port).")
+    static let publicPackage = Option.value("public", "<dir>", help: "A package (its public/ part) to serve assets and app configs from.")
+    static let trustedProxy = Option.values(
+        "trusted-proxy", "<cidr>", help: "A proxy whose X-Forwarded-For is believed, e.g. 10.0.0.5 or 10.0.0.0/24; may be repeated."
+    ) { text in try IPNetwork(parsing: text) }
+    static let accessLog = Option.value("access-log", "<path>", help: "Access log file, '-' for standard output (default), 'off' for none.")
+    static let threads = Option.int("threads", "<n>", in: 1...256, help: "Server threads, each with an epoll loop (default: one per core).")
+    static let maxConnections = Option.int(
+        "max-connections", "<n>", in: 1...1_000_000,
+        help: "Open connections at most, event streams included (default 20000); one over it is answered 503 with Retry-After: 1 "
+            + "and Connection: close.")
+    static let maxConnectionsPerIP = Option.int(
+        "max-connections-per-ip", "<n>", in: 0...1_000_000,
+        help: "Per client address, 0 for no limit (default 0: a venue's NAT is one address); one over it is answered 503 with "
+            + "Retry-After: 1 and Connection: close.")
+    static let idleTimeout = Option.int(
+        "idle-timeout", "<seconds>", in: 1...86_400, help: "Close a connection silent this long: idle or too slow (default 15).")
+    static let headerTimeout = Option.int(
+        "header-timeout", "<seconds>", in: 1...3600, help: "A request's line, headers and body must arrive within this long (default 10).")
+    static let enrollRate = Option.int(
+        "enroll-rate", "<per-second>", in: 1...1_000_000, help: "Enrollments per second per client address (default 5, bursts of 50).")
+    static let enrollBurst = Option.int("enroll-burst", "<n>", in: 1...1_000_000, help: "Enrollment burst per client address (default 50).")
+    static let tokenEnrollRate = Option.int(
+        "token-enroll-rate", "<per-second>", in: 1...1_000_000,
+        help: "Enrollments per second per registration token, all addresses together, unless the token sets its own (default 20).")
+    static let tokenEnrollBurst = Option.int(
+        "token-enroll-burst", "<n>", in: 1...1_000_000, help: "Enrollment burst per registration token: the door rush (default 300).")
+    static let tokenMaxStreams = Option.int(
+        "token-max-streams", "<n>", in: 0...1_000_000,
+        help: "Event streams open at once by the devices of one registration token, unless it sets its own (default: half of --max-connections).")
+    static let shutdownTimeout = Option.int(
+        "shutdown-timeout", "<seconds>", in: 0...3600, help: "On SIGTERM, wait this long for requests in flight (default 10).")
+
+    static func command(console: Console) -> Command {
+        Command(
+            name: "serve",
+            abstract: "Serve the sync and key-release API (enroll, manifests, keys, events, diag) and the staff API.",
+            discussion: """
+                With --public PKG it also answers /api/sync/asset/<hash> and /api/sync/appconfig from the package's
+                public part (as pulse-origin does), so one box serves the whole contract; without it those routes
+                belong to pulse-origin or a CDN. Prints the address it listens on (port 0 picks a free one).
+                SIGTERM, SIGINT, SIGQUIT: stop accepting, end event streams cleanly, finish requests in flight and
+                queued writes, exit 0. SIGHUP: reopen the access log and re-read the public index. SIGUSR1: reopen
+                the access log. With --database (or PULSE_DATABASE_URL) the state and the device certificate keys live in
+                PostgreSQL, shared by every instance behind a load balancer; --data is then optional (a key found there is
+                adopted into the database). See docs/server.md.
+                """,
+            options: [
+                ServerCommand.dataOption, ServerCommand.databaseOption,
+                listen, publicPackage, trustedProxy, accessLog, threads, maxConnections, maxConnectionsPerIP, idleTimeout, headerTimeout,
+                enrollRate, enrollBurst, tokenEnrollRate, tokenEnrollBurst, tokenMaxStreams, shutdownTimeout,
+            ],
+            validate: { arguments in try ServerCommand.checkStorageGiven(arguments, console) },
+            run: { arguments in try run(arguments, console: console) })
+    }
+
+    struct Settings {
+        var server = HTTPServer.Configuration()
+        var sync = SyncConfiguration()
+        var publicPackage: String?
+        var accessLog = "-"
+        var drain = 10.0
+    }
+
+    static func settings(_ arguments: Arguments) throws -> Settings {
+        var settings = Settings()
+        settings.server.listen = arguments[Self.listen] ?? "127.0.0.1:8080"
+        settings.server.requestHeaders = SyncServer.requestHeaders
+        settings.server.maxRequestBodyBytes = settings.sync.maxBodyBytes
+        settings.server.maxConnections = 20_000
+        settings.server.maxConnectionsPerIP = 0
+        settings.server.streamHeartbeatSeconds = 15
+        // Phones reconnect in waves (after a venue Wi-Fi hiccup): a short accept queue would drop SYNs,
+        // which clients retry only after a second. The kernel caps it at net.core.somaxconn.
+        settings.server.listenBacklog = 4096
+        if let value = arguments[Self.threads] { settings.server.threads = value }
+        if let value = arguments[Self.maxConnections] { settings.server.maxConnections = value }
+        if let value = arguments[Self.maxConnectionsPerIP] { settings.server.maxConnectionsPerIP = value }
+        if let value = arguments[Self.idleTimeout] { settings.server.idleTimeoutSeconds = value }
+        if let value = arguments[Self.headerTimeout] { settings.server.headerTimeoutSeconds = value }
+        if let value = arguments[Self.enrollRate] { settings.sync.enrollLimit.rate = Double(value) }
+        if let value = arguments[Self.enrollBurst] { settings.sync.enrollLimit.burst = Double(value) }
+        if let value = arguments[Self.tokenEnrollRate] { settings.sync.tokenEnrollLimit.rate = Double(value) }
+        if let value = arguments[Self.tokenEnrollBurst] { settings.sync.tokenEnrollLimit.burst = Double(value) }
+        settings.sync.tokenMaxStreams = arguments[Self.tokenMaxStreams] ?? settings.server.maxConnections / 2
+        settings.drain = Double(arguments[Self.shutdownTimeout] ?? 10)
+        settings.sync.trustedProxies = arguments[Self.trustedProxy]
+        settings.publicPackage = arguments[Self.publicPackage]
+        settings.accessLog = arguments[Self.accessLog] ?? "-"
+        return settings
+    }
+
+    static func run(_ arguments: Arguments, console: Console) throws -> Int32 {
+        try ServerCommand.checkStorageGiven(arguments, console)
+        let settings = try settings(arguments)
+        // Before any thread exists, so that every thread inherits the mask and the signals reach only the
+        // loop below.
+        ServerSignals.block()
+        let connections = 2 * settings.server.threads + settings.sync.writeThreads + 2
+        let storage: any ServerStorage
+        let certificateKeys: CertificateKeyring
+        let stateName: String
+        if let database = try ServerCommand.databaseURL(arguments, console) {
+            // PostgreSQL, shared with other instances: the device certificate keys live there too, so every
+            // instance signs with the same key. A --data folder's key (a single box's, or one copied by hand) is
+            // adopted into the database, so the certificates it signed keep verifying.
+            let folder = try arguments[ServerCommand.dataOption].map { _ in try ServerCommand.dataFolder(arguments) }
+            let postgres = try PostgresStorage(url: database, connections: connections)
+            if postgres.schemaVersions.found != postgres.schemaVersions.now {
+                console.err("pulse-server: migrated the database schema from version \(postgres.schemaVersions.found) to \(postgres.schemaVersions.now)")
+            }
+            _ = try postgres.prepareCertificateKeys(adopting: try folder.flatMap(DeviceCertificateKey.existing), at: TimeText.now())
+            certificateKeys = try CertificateKeyring(loading: { try postgres.certificateKeys() })
+            storage = postgres
+            stateName = "database \(postgres.configuration.redacted)"
+        } else {
+            let folder = try ServerCommand.dataFolder(arguments)
+            storage = try folder.openStorage(connections: connections)
+            certificateKeys = CertificateKeyring(try DeviceCertificateKey.loadOrCreate(in: folder))
+            stateName = "data \(folder.url.path)"
+        }
+        let accessLog: AccessLog? = switch settings.accessLog {
+        case "off": nil
+        case "-": .standardOutput()
+        default: try .file(settings.accessLog)
+        }
+        var origin: Origin?
+        if let path = settings.publicPackage {
+            origin = try Origin(configuration: OriginConfiguration(packageRoot: URL(fileURLWithPath: path)), accessLog: nil, alarm: SyncServer.standardError)
+        }
+        let sync = SyncServer(storage: storage, certificateKeys: certificateKeys, configuration: settings.sync, origin: origin, accessLog: accessLog)
+        sync.start()
+        let server = try HTTPServer(configuration: settings.server, responder: sync)
+        console.err("pulse-server: serving on http://\(server.boundAddress) (\(stateName), \(settings.server.threads) threads, "
+            + "pid \(SystemProcess.currentID)\(settings.publicPackage.map { ", public part of \($0)" } ?? ""))")
+        while true {
+            let signal = ServerSignals.wait()
+            let name = ServerSignals.name(signal)
+            switch signal {
+            case SIGHUP:
+                var note = accessLog?.reopen() ?? "no access log to reopen"
+                if let origin { note += "; " + origin.reloadIndex() }
+                console.err("pulse-server: \(name): \(note)")
+            case SIGUSR1:
+                console.err("pulse-server: \(name): \(accessLog?.reopen() ?? "no access log to reopen")")
+            case _ where ServerSignals.isTermination(signal):
+                console.err("pulse-server: \(name): closing \(sync.openStreams) event streams, finishing \(server.requestsInFlight) requests in flight, then stopping")
+                stopWithin(seconds: settings.drain + 10, console: console)
+                server.shutdown(drainSeconds: settings.drain)
+                sync.stop(drainSeconds: settings.drain)
+                console.err("pulse-server: stopped")
+                return ExitCode.success
+            default:
+                console.err("pulse-server: \(name): ignored")
+            }
+        }
+    }
+
+    /// If the stop has not finished `seconds` after it began (a thread stuck in a system call), say so and
+    /// exit anyway: a stop request is never ignored.
+    private static func stopWithin(seconds: Double, console: Console) {
+        let watchdog = Thread {
+            Thread.sleep(forTimeInterval: seconds)
+            console.err("pulse-server: error: still not stopped \(Int(seconds)) s after the signal; exiting now")
+            SystemProcess.exitImmediately(1)
+        }
+        watchdog.start()
+    }
+}
