@@ -21,12 +21,12 @@ public final class RawHTTPConnection: @unchecked Sendable {
         public init(_ description: String) { self.description = description }
     }
 
-    // Internal for the test-only helpers (Tests/PulseSystemTesting).
-    var fd: Int32
-    var pending: [UInt8] = []
+    // Visible inside the package for the test-only helpers (Tests/PulseSystemTesting), which a release build also compiles.
+    package var fd: Int32
+    package var pending: [UInt8] = []
     private let host: String
     private let port: Int
-    let peer: String
+    package let peer: String
 
     /// Connects to `host:port` (a name, an IPv4 or an IPv6 address), with `timeout` seconds for the
     /// connection and for each read and send; from the local address `source` if given (another loopback

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import PulseSystem
+import PulseSystem
 
 /// What only tests ask of a raw connection: a send that never waits (a client trickling bytes over many
 /// connections), everything until the server falls silent, and whether it has closed already.
