@@ -1,12 +1,14 @@
 import Foundation
 import PulseCommandLine
 import PulseServer
+import PulseServerStorage
+import PulseStaffAPI
 import PulseCore
 
 /// `pulse-server admin …`: minting and revoking credentials, devices, session settings.
 /// Each operation is `Administration`'s, the same the staff API calls; the records' JSON is the staff API's
-/// (`AdminCommand.json` in PulseServer).
-extension AdminCommand {
+/// (`StaffJSON`).
+enum AdminCommand {
     static func command(console: Console) -> Command {
         Command(
             name: "admin",
@@ -162,14 +164,14 @@ extension AdminCommand {
                 let storage = try ServerCommand.storage(arguments, console)
                 let records = try storage.credentials()
                 let recent = try storage.recentEnrollments(since: TimeText.now() - 60)
-                console.list(records, asJSON: arguments[ServerCommand.jsonOption], json: { json($0, recent: recent[$0.id] ?? 0) }, line: { line($0, recent: recent[$0.id] ?? 0) })
+                console.list(records, asJSON: arguments[ServerCommand.jsonOption], json: { StaffJSON.credential($0, recent: recent[$0.id] ?? 0) }, line: { line($0, recent: recent[$0.id] ?? 0) })
                 return ExitCode.success
             })
     }
 
     /// `recent`: devices it enrolled in the last minute (a leaked link shows as a spike).
     static func line(_ record: CredentialRecord, recent: Int = 0) -> String {
-        var parts = [record.id, record.kind.rawValue, record.scope.map(\.description) ?? "-", status(record)]
+        var parts = [record.id, record.kind.rawValue, record.scope.map(\.description) ?? "-", StaffJSON.status(record)]
         parts.append("devices \(record.devicesEnrolled)" + (record.maxDevices.map { "/\($0)" } ?? "") + (record.kind == .staffToken ? "" : " (\(recent) in the last minute)"))
         if let limits = limitsText(record.limits) { parts.append(limits) }
         parts.append("created \(TimeText.iso(record.createdAt))")
@@ -193,7 +195,7 @@ extension AdminCommand {
             options: [ServerCommand.dataOption, ServerCommand.databaseOption, ServerCommand.jsonOption],
             run: { arguments in
                 let devices = try ServerCommand.storage(arguments, console).devices()
-                console.list(devices, asJSON: arguments[ServerCommand.jsonOption], json: json) { device in
+                console.list(devices, asJSON: arguments[ServerCommand.jsonOption], json: StaffJSON.device) { device in
                     [
                         device.id, device.platform, "\"\(DeviceText.escaped(device.name))\"", device.scope.description, device.isRevoked ? "revoked" : "active",
                         "enrolled \(TimeText.iso(device.enrolledAt))", "via \(device.credentialId)",

@@ -1,10 +1,12 @@
 import Foundation
 import PulseCommandLine
 import PulseServer
+import PulseServerStorage
+import PulseStaffAPI
 import PulseCore
 
 /// `pulse-server admin session set|advance|list`.
-extension SessionAdminCommand {
+enum SessionAdminCommand {
     static func command(console: Console) -> Command {
         Command(
             name: "session", abstract: "Set a session's state, frontier, download and venue rules; list sessions.",
@@ -80,13 +82,13 @@ extension SessionAdminCommand {
             options: [ServerCommand.dataOption, ServerCommand.databaseOption, ServerCommand.jsonOption],
             run: { arguments in
                 let sessions = try ServerCommand.storage(arguments, console).sessions()
-                console.list(sessions, asJSON: arguments[ServerCommand.jsonOption], json: json, line: line)
+                console.list(sessions, asJSON: arguments[ServerCommand.jsonOption], json: StaffJSON.session, line: line)
                 return ExitCode.success
             })
     }
 
     static func show(_ record: SessionRecord, _ arguments: Arguments, console: Console) {
-        if arguments[ServerCommand.jsonOption] { console.out(json: json(record)) } else { console.out(line(record)) }
+        if arguments[ServerCommand.jsonOption] { console.out(json: StaffJSON.session(record)) } else { console.out(line(record)) }
     }
 
     static func line(_ record: SessionRecord) -> String {
