@@ -37,6 +37,21 @@ public enum ServerSignals {
         return received
     }
 
+    /// Waits up to `seconds` for a stop signal (SIGTERM, SIGINT, SIGQUIT) and returns it, or nil when the time
+    /// is up first. Other signals that arrive meanwhile are taken and dropped: the process is already stopping.
+    public static func waitForTermination(seconds: Double) -> Int32? {
+        var set = signalSet()
+        let deadline = monotonicNanoseconds() + UInt64(min(max(0, seconds), 86_400) * 1e9)
+        while true {
+            let now = monotonicNanoseconds()
+            guard now < deadline else { return nil }
+            let left = deadline - now
+            var timeout = timespec(tv_sec: Int(left / 1_000_000_000), tv_nsec: Int(left % 1_000_000_000))
+            let received = sigtimedwait(&set, nil, &timeout)
+            if received > 0 && isTermination(received) { return received }
+        }
+    }
+
     /// The signal's name, for the log.
     public static func name(_ signal: Int32) -> String {
         switch signal {

@@ -4,7 +4,7 @@ import PulseStore
 import PulseSystem
 
 /// The responder of pulse-origin: content-addressed blobs (`/api/sync/asset/<hash>`), white-label app configs
-/// (`/api/sync/appconfig?org=`) and `/healthz`, for a CDN or shared cache in front that is not trusted.
+/// (`/api/sync/appconfig?org=`), `/healthz`, `/livez` and `/readyz`, for a CDN or shared cache in front that is not trusted.
 public final class Origin: HTTPResponder {
     public let configuration: OriginConfiguration
     let package: PublicFolder
@@ -21,6 +21,8 @@ public final class Origin: HTTPResponder {
     let preflightAnswer: SharedResponse
     let optionsAnswer: SharedResponse
     let healthy: SharedResponse
+    /// `/readyz` answers 503 once a stop has begun (`beginDraining()`), before the listener closes.
+    public let readiness = Readiness()
 
     /// The request headers the origin reads.
     public static let requestHeaders = [
@@ -83,9 +85,10 @@ public final class Origin: HTTPResponder {
         let isAsset = target.count >= Self.assetPrefix.count && target[..<Self.assetPrefix.count].elementsEqual(Self.assetPrefix)
         let isAppConfig = target[..<queryStart].elementsEqual(Self.appconfigPath)
         let isHealth = target[..<queryStart].elementsEqual(Self.healthPath)
-        guard isAsset || isAppConfig || isHealth else { return HTTPResponse(notFound, note: "no-route") }
+        let isProbe = Readiness.isProbe(target[..<queryStart])
+        guard isAsset || isAppConfig || isHealth || isProbe else { return HTTPResponse(notFound, note: "no-route") }
         guard request.method == .get || request.method == .head else {
-            if request.method == .options && !isHealth { return preflight(request) }
+            if request.method == .options && !isHealth && !isProbe { return preflight(request) }
             return HTTPResponse(notAllowed, note: "-")
         }
         if isAsset {
@@ -96,6 +99,7 @@ public final class Origin: HTTPResponder {
             return asset(digest, request)
         }
         if isHealth { return health() }
+        if isProbe { return readiness.answer(target[..<queryStart]) { ready() } }
         return appconfig(query: target[min(queryStart + 1, target.count)...], request)
     }
 
@@ -109,13 +113,20 @@ public final class Origin: HTTPResponder {
     /// 200 while the blob folder is readable (503 otherwise); says "degraded" when index.json on disk is
     /// unusable and the last good index is being served.
     private func health() -> HTTPResponse {
-        guard (try? FileStatus.of(path: package.assets.folder.path)) != nil else {
-            return headers.uncacheable(503, "package folder unavailable\n")
-        }
+        if let missing = folderMissing() { return missing }
         if let problem = appConfigs.refresh() {
             return headers.uncacheable(200, "degraded: \(problem); serving the last good index\n")
         }
         return HTTPResponse(healthy, note: "-")
+    }
+
+    /// `/readyz` while not draining: 200 while the blob folder is there (503 otherwise). A degraded index still
+    /// serves every blob, so it does not make the origin unready.
+    private func ready() -> HTTPResponse { folderMissing() ?? HTTPResponse(healthy, note: "ready") }
+
+    /// 503 when the blob folder cannot be reached now, nil when it can.
+    private func folderMissing() -> HTTPResponse? {
+        (try? FileStatus.of(path: package.assets.folder.path)) == nil ? headers.uncacheable(503, "package folder unavailable\n") : nil
     }
 
     /// The folder must exist, be readable and hold a readable pulse package index; returns its app configs.

@@ -11,10 +11,11 @@ public enum OriginCommand {
         name: "pulse-origin",
         abstract: "Serve a pulse package's blobs and app configs to a CDN or shared cache, with immutable caching.",
         discussion: """
-            Routes: GET/HEAD /api/sync/asset/<sha256>, /api/sync/appconfig?org=<slug>, /healthz.
+            Routes: GET/HEAD /api/sync/asset/<sha256>, /api/sync/appconfig?org=<slug>, /healthz, /livez, /readyz.
             Every blob is hashed before it is first served; a blob whose bytes do not match its name gets a 500,
-            never a 200. Stops gracefully on SIGTERM, SIGINT or SIGQUIT; SIGHUP reads index.json again; SIGUSR1
-            reopens the access log file. See docs/origin.md.
+            never a 200. Stops gracefully on SIGTERM, SIGINT or SIGQUIT: /readyz answers 503 at once, serving goes on
+            for --drain-delay seconds (a second signal cuts it short), then the listener closes and responses in
+            flight finish. SIGHUP reads index.json again; SIGUSR1 reopens the access log file. See docs/origin.md.
             """,
         examples: [
             "pulse-origin --package pkg                                  # serves pkg/public on 127.0.0.1:8080",
@@ -24,7 +25,7 @@ public enum OriginCommand {
         ],
         options: [
             package, listen, accessLog, allowOrigin, threads, maxConnections, maxConnectionsPerIP, idleTimeout, headerTimeout,
-            connectionMemory, memoryCache, memoryMaxBlob, maxBlobSize, recheck, appconfigMaxAge, shutdownTimeout,
+            connectionMemory, memoryCache, memoryMaxBlob, maxBlobSize, recheck, appconfigMaxAge, drainDelay, shutdownTimeout,
         ],
         validate: { arguments in _ = try settings(arguments) },
         run: { arguments in try run(arguments) }
@@ -56,6 +57,9 @@ public enum OriginCommand {
     static let recheck = Option.int("recheck", "<seconds>", in: 0...3600, help: "Look at a known blob's file again after this long (default 1).")
     static let appconfigMaxAge = Option.int(
         "appconfig-max-age", "<seconds>", in: 0...31_536_000, help: "Cache-Control max-age of app configs (default 60).")
+    static let drainDelay = Option.int(
+        "drain-delay", "<seconds>", in: 0...3600,
+        help: "On SIGTERM, answer /readyz with 503 and keep serving this long before closing the listener (default 0).")
     static let shutdownTimeout = Option.int(
         "shutdown-timeout", "<seconds>", in: 0...3600, help: "On SIGTERM, wait this long for responses in flight (default 10).")
 
@@ -81,7 +85,7 @@ public enum OriginCommand {
     }
 
     /// Validated settings from the arguments.
-    static func settings(_ arguments: Arguments) throws -> (OriginConfiguration, HTTPServer.Configuration, accessLog: String, drain: Double) {
+    static func settings(_ arguments: Arguments) throws -> (OriginConfiguration, HTTPServer.Configuration, accessLog: String, drainDelay: Double, drain: Double) {
         var origin = OriginConfiguration(packageRoot: URL(fileURLWithPath: arguments[Self.package]))
         var server = HTTPServer.Configuration()
         server.requestHeaders = Origin.requestHeaders
@@ -99,11 +103,11 @@ public enum OriginCommand {
         if let value = arguments[Self.recheck] { origin.recheckSeconds = Double(value) }
         if let value = arguments[Self.appconfigMaxAge] { origin.appconfigMaxAge = value }
         let drain = Double(arguments[Self.shutdownTimeout] ?? 10)
-        return (origin, server, arguments[Self.accessLog] ?? "-", drain)
+        return (origin, server, arguments[Self.accessLog] ?? "-", Double(arguments[Self.drainDelay] ?? 0), drain)
     }
 
     static func run(_ arguments: Arguments) throws -> Int32 {
-        let (originConfiguration, serverConfiguration, logPath, drain) = try settings(arguments)
+        let (originConfiguration, serverConfiguration, logPath, drainDelay, drain) = try settings(arguments)
         // Before any thread exists (the server's, the verifiers'), so that all of them inherit the mask and the
         // signals reach only the loop below.
         ServerSignals.block()
@@ -125,6 +129,7 @@ public enum OriginCommand {
             case SIGUSR1:
                 Origin.standardError("\(name): \(accessLog?.reopen() ?? "no access log to reopen")")
             case _ where ServerSignals.isTermination(signal):
+                origin.readiness.drain(for: drainDelay) { Origin.standardError("\(name): \($0)") }
                 Origin.standardError("\(name): finishing \(server.requestsInFlight) responses in flight, then stopping")
                 stopWithin(seconds: drain + 5)
                 server.shutdown(drainSeconds: drain)

@@ -40,6 +40,9 @@ enum ServeCommand {
     static let tokenMaxStreams = Option.int(
         "token-max-streams", "<n>", in: 0...1_000_000,
         help: "Event streams open at once by the devices of one registration token, unless it sets its own (default: half of --max-connections).")
+    static let drainDelay = Option.int(
+        "drain-delay", "<seconds>", in: 0...3600,
+        help: "On SIGTERM, answer /readyz with 503 and keep serving this long before closing the listener (default 0).")
     static let shutdownTimeout = Option.int(
         "shutdown-timeout", "<seconds>", in: 0...3600, help: "On SIGTERM, wait this long for requests in flight (default 10).")
 
@@ -51,8 +54,8 @@ enum ServeCommand {
                 With --public PKG it also answers /api/sync/asset/<hash> and /api/sync/appconfig from the package's
                 public part (as pulse-origin does), so one box serves the whole contract; without it those routes
                 belong to pulse-origin or a CDN. Prints the address it listens on (port 0 picks a free one).
-                SIGTERM, SIGINT, SIGQUIT: stop accepting, end event streams cleanly, finish requests in flight and
-                queued writes, exit 0. SIGHUP: reopen the access log and re-read the public index. SIGUSR1: reopen
+                SIGTERM, SIGINT, SIGQUIT: /readyz answers 503 at once; after --drain-delay seconds (a second signal cuts
+                it short) stop accepting, end event streams cleanly, finish requests in flight and queued writes, exit 0. SIGHUP: reopen the access log and re-read the public index. SIGUSR1: reopen
                 the access log. With --database (or PULSE_DATABASE_URL) the state and the device certificate keys live in
                 PostgreSQL, shared by every instance behind a load balancer; --data is then optional (a key found there is
                 adopted into the database). See docs/server.md.
@@ -60,7 +63,7 @@ enum ServeCommand {
             options: [
                 ServerCommand.dataOption, ServerCommand.databaseOption,
                 listen, publicPackage, trustedProxy, accessLog, threads, maxConnections, maxConnectionsPerIP, idleTimeout, headerTimeout,
-                enrollRate, enrollBurst, tokenEnrollRate, tokenEnrollBurst, tokenMaxStreams, shutdownTimeout,
+                enrollRate, enrollBurst, tokenEnrollRate, tokenEnrollBurst, tokenMaxStreams, drainDelay, shutdownTimeout,
             ],
             validate: { arguments in try ServerCommand.checkStorageGiven(arguments, console) },
             run: { arguments in try run(arguments, console: console) })
@@ -72,6 +75,7 @@ enum ServeCommand {
         var publicPackage: String?
         var accessLog = "-"
         var drain = 10.0
+        var drainDelay = 0.0
     }
 
     static func settings(_ arguments: Arguments) throws -> Settings {
@@ -96,6 +100,7 @@ enum ServeCommand {
         if let value = arguments[Self.tokenEnrollBurst] { settings.sync.tokenEnrollLimit.burst = Double(value) }
         settings.sync.tokenMaxStreams = arguments[Self.tokenMaxStreams] ?? settings.server.maxConnections / 2
         settings.drain = Double(arguments[Self.shutdownTimeout] ?? 10)
+        settings.drainDelay = Double(arguments[Self.drainDelay] ?? 0)
         settings.sync.trustedProxies = arguments[Self.trustedProxy]
         settings.publicPackage = arguments[Self.publicPackage]
         settings.accessLog = arguments[Self.accessLog] ?? "-"
@@ -156,6 +161,7 @@ enum ServeCommand {
             case SIGUSR1:
                 console.err("pulse-server: \(name): \(accessLog?.reopen() ?? "no access log to reopen")")
             case _ where ServerSignals.isTermination(signal):
+                sync.sync.readiness.drain(for: settings.drainDelay) { console.err("pulse-server: \(name): \($0)") }
                 console.err("pulse-server: \(name): closing \(sync.openStreams) event streams, finishing \(server.requestsInFlight) requests in flight, then stopping")
                 stopWithin(seconds: settings.drain + 10, console: console)
                 server.shutdown(drainSeconds: settings.drain)

@@ -2,7 +2,6 @@ import Foundation
 import PulseHTTPServer
 import PulseOrigin
 import PulseServerStorage
-import PulseServerStorage
 
 /// The contract's device routes, and (with `--public`) the origin's asset and app-config routes, as one
 /// `HTTPResponder`; pulse-server's `SyncServer` routes `/api/staff/…` to `StaffAPI` (PulseStaffAPI) and the rest
@@ -17,13 +16,15 @@ import PulseServerStorage
 /// | `GET /api/sync/manifest`, `/api/sync/series/{id}/manifest`, `/api/sync/keys` | SyncAPI+Content.swift |
 /// | `GET /api/sync/events` | SyncAPI+Events.swift, EventHub.swift |
 /// | `POST /api/sessions/{id}/diag` | SyncAPI+Diag.swift |
-/// | `GET /healthz` | SyncAPI.swift |
+/// | `GET /healthz`, `GET /livez`, `GET /readyz` | SyncAPI.swift, Readiness.swift (PulseHTTPServer) |
 public final class SyncAPI: HTTPResponder {
     public let configuration: SyncConfiguration
     public let storage: any ServerStorage
     public let cache: SyncCache
     let certificateKeys: CertificateKeyring
     public let answers = SyncAnswers()
+    /// `/readyz` answers 503 once a stop has begun (`beginDraining()`), before the listener closes.
+    public let readiness = Readiness()
     public let hub: EventHub
     let writes: WorkQueue
     let origin: (any HTTPResponder)?
@@ -137,6 +138,7 @@ public final class SyncAPI: HTTPResponder {
                 return origin?.respond(to: request) ?? HTTPResponse(answers.notFound, "no:no-origin")
             }
             if path.elementsEqual(Self.healthPath) { return isRead(request) ? try health() : HTTPResponse(answers.readOnly, "method") }
+            if Readiness.isProbe(path) { return isRead(request) ? probe(path) : HTTPResponse(answers.readOnly, "method") }
             return HTTPResponse(answers.notFound, "no:route")
         }
     }
@@ -182,6 +184,18 @@ public final class SyncAPI: HTTPResponder {
         try storage.checkAvailable()
         try cache.revalidate()
         return HTTPResponse(answers.healthy, "health")
+    }
+
+    /// `GET /livez` and `GET /readyz` (see `Readiness`): ready while storage answers and no stop has begun.
+    private func probe(_ path: ArraySlice<UInt8>) -> HTTPResponse {
+        readiness.answer(path) {
+            do {
+                try storage.checkAvailable()
+                return HTTPResponse(answers.healthy, "ready")
+            } catch {
+                return HTTPResponse(answers.unavailable, "not-ready")
+            }
+        }
     }
 
     /// `GET /api/sync/time`: the server's clock, for display only; nothing in the server uses a device's.

@@ -225,4 +225,32 @@ func get(_ origin: Origin, _ target: String, _ headers: [String: String] = [:], 
         #expect(response.status == 200)
         #expect(response.header("Cache-Control") == "no-store")
     }
+
+    /// Issue 19 item 2: `/livez` while the process answers; `/readyz` while the blob folder is there and no stop
+    /// has begun. Neither is a CORS route: OPTIONS is 405 like any other method.
+    @Test func livenessAndReadiness() throws {
+        let package = try TestPackage()
+        let origin = try package.origin()
+        for path in ["/livez", "/readyz"] {
+            let answer = get(origin, path)
+            #expect(answer.status == 200 && answer.header("Cache-Control") == "no-store")
+            #expect(try bodyBytes(answer) == Array("ok\n".utf8))
+            #expect(get(origin, path, method: .head).status == 200)
+            #expect(get(origin, path, ["Origin": "https://app.example", "Access-Control-Request-Method": "GET"], method: .options).status == 405)
+            #expect(get(origin, path, method: .post).status == 405)
+        }
+        let away = package.root.appendingPathComponent("assets-away")
+        try FileManager.default.moveItem(at: package.assets, to: away)
+        #expect(get(origin, "/readyz").status == 503)
+        #expect(get(origin, "/livez").status == 200)
+        try FileManager.default.moveItem(at: away, to: package.assets)
+        #expect(get(origin, "/readyz").status == 200)
+
+        origin.readiness.beginDraining()
+        let draining = get(origin, "/readyz")
+        #expect(draining.status == 503)
+        #expect(try bodyBytes(draining) == Array("draining\n".utf8))
+        #expect(get(origin, "/livez").status == 200)
+        #expect(get(origin, "/healthz").status == 200)
+    }
 }

@@ -25,8 +25,9 @@ import Testing
         let arguments = try #require(try CommandLineTool.parse([
             "--package", "/p", "--listen", "0.0.0.0:9000", "--memory-cache", "64M", "--memory-max-blob", "512KiB",
             "--allow-origin", "off", "--max-connections-per-ip", "0", "--idle-timeout", "5",
+            "--drain-delay", "7",
         ], for: OriginCommand.command))
-        let (origin, server, log, drain) = try OriginCommand.settings(arguments)
+        let (origin, server, log, drainDelay, drain) = try OriginCommand.settings(arguments)
         #expect(origin.memoryBudget == 64_000_000)  // SI, as every Pulse tool reads sizes (ByteCount)
         #expect(origin.memoryMaxBlob == 512 << 10)
         #expect(origin.allowOrigin == nil)
@@ -35,6 +36,10 @@ import Testing
         #expect(server.idleTimeoutSeconds == 5)
         #expect(server.requestHeaders == Origin.requestHeaders)
         #expect(log == "-")
+        #expect(drainDelay == 7)
         #expect(drain == 10)
+        let defaults = try #require(try CommandLineTool.parse(["--package", "/p"], for: OriginCommand.command))
+        #expect(try OriginCommand.settings(defaults).drainDelay == 0)
+        #expect(OriginCommand.main(["--package", "/p", "--drain-delay", "3601"]) == ExitCode.usage)
     }
 }

@@ -57,6 +57,31 @@ import Testing
     }
 }
 
+extension SignalTests {
+    /// Issue 19 item 2 on the real executable: SIGTERM makes `/readyz` 503 at once (on a connection held from
+    /// before too), blobs are served through `--drain-delay`, then it stops with 0.
+    @Test func sigtermEndsReadinessAtOnceAndServesThroughTheDrainDelay() throws {
+        let package = try TestPackage()
+        let blob = Array(repeating: UInt8(7), count: 1000)
+        let hash = try package.addBlob(blob)
+        let origin = try OriginProcess(["--package", package.root.path, "--access-log", "off", "--drain-delay", "2"])
+        let held = try RawHTTPConnection(host: "127.0.0.1", port: Int(origin.port), timeout: 2)
+        #expect(try held.request("GET", "/readyz").status == 200)
+        let signalled = Date()
+        origin.signal(SIGTERM)
+        #expect(origin.waitForLine("SIGTERM: draining: /readyz answers 503; serving 2 s more"))
+        let onHeld = try held.request("GET", "/readyz")
+        #expect(onHeld.status == 503 && onHeld.header("Connection") == "close")
+        let fresh = { try RawHTTPConnection(host: "127.0.0.1", port: Int(origin.port), timeout: 2) }
+        #expect(try fresh().request("GET", "/readyz").status == 503)
+        let served = try fresh()  // keep-alive goes on for everything but the probe
+        #expect(try served.request("GET", "/livez").status == 200)
+        #expect(try served.request("GET", "/api/sync/asset/\(hash)").body == blob)
+        #expect(origin.waitForExit(within: 10) == 0)
+        #expect(Date().timeIntervalSince(signalled) >= 2)
+    }
+}
+
 /// The built `pulse-origin` executable on a free port, its standard error collected line by line.
 final class OriginProcess: @unchecked Sendable {
     let process = Process()

@@ -148,7 +148,7 @@ import Testing
         return try Origin(configuration: OriginConfiguration(packageRoot: folder.url), accessLog: nil, alarm: { _ in })
     }
 
-    /// Path templates read from the routers' source: every `Array("/api/…".utf8)` and `"/healthz"` route
+    /// Path templates read from the routers' source: every `Array("/api/…".utf8)` and health-probe (`/healthz`, `/livez`, `/readyz`) route
     /// constant (exact paths; a prefix ending in `/` takes an id), the `middle(path, Self.prefix, Self.suffix)`
     /// pairs (`/prefix{}suffix`), and the staff router's `("name", count) where parts[i] == "word"` cases.
     static func candidatePaths() throws -> Set<String> {
@@ -173,7 +173,7 @@ import Testing
         }
         var paths = Set<String>()
         let inMiddles = Set(middles.flatMap { [$0.0, $0.1] })
-        for (name, value) in constants where !inMiddles.contains(name) && (value.hasPrefix("/api/") || value == "/healthz") {
+        for (name, value) in constants where !inMiddles.contains(name) && (value.hasPrefix("/api/") || ["/healthz", "/livez", "/readyz"].contains(value)) {
             if value == "/api/staff/" { continue }
             paths.insert(value.hasSuffix("/") ? value + "{}" : value)
         }

@@ -203,6 +203,8 @@ import PulseCommandLine
         let enroll = try harness.client().request("POST", "/api/sync/enroll", body: TestDevice.enrollBody(token: "ABCD-EFGH-JKMN", key: try P256.PrivateKey()))
         #expect(enroll.status == 503)
         #expect(try harness.client().request("GET", "/healthz").status == 503)
+        #expect(try harness.client().request("GET", "/readyz").status == 503, "not ready while the database is away")
+        #expect(try harness.client().request("GET", "/livez").status == 200, "but alive: no restart would help")
         #expect(harness.alarms.err.contains { $0.contains("database unavailable") })
         #expect(!harness.alarms.err.joined().contains(cluster.applicationPassword))
 
