@@ -107,7 +107,7 @@ let package = Package(
         testTarget("PulseMetricsTests", ["PulseMetrics"]),
         testTarget("PulseAgeTests", ["PulseAge", "PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine", "PulsePack", "PulsePackCLI", "SyncTestSupport"]),
         testTarget("PulseOpsTests", ["PulseOps", "PulseOpsCLI", "PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine"]),
-        testTarget("PulseSystemTests", ["PulseSystem"]),
+        testTarget("PulseSystemTests", ["PulseSystem", "PulseSystemTesting"]),
         testTarget("PulseStoreTests", ["PulseStore", "PulseCore", "PulseCrypto"]),
         testTarget("PulseImageTests", ["PulseImage"]),
         testTarget("PulseHTTPServerTests", ["PulseHTTPServer", "PulseSystem", "PulseSystemTesting"]),
@@ -116,11 +116,12 @@ let package = Package(
         testTarget("PulsePostgresTests", ["PulsePostgres", "PulsePostgresTesting"]),
         testTarget("PulseServerTests", [
             "PulseServer", "PulseServerCLI", "PulseServerStorage", "PulseSyncAPI", "PulseStaffAPI", "PulseSQLite", "PulseCore", "PulseCrypto", "PulseAge",
-            "PulseCommandLine", "PulsePack", "PulseStore", "PulseHTTPServer", "PulsePostgres", "PulsePostgresTesting", "PulseSystem", "SyncTestSupport",
+            "PulseCommandLine", "PulsePack", "PulseStore", "PulseHTTPServer", "PulsePostgres", "PulsePostgresTesting", "PulseSystem", "PulseSystemTesting", "SyncTestSupport",
         ]),
         testTarget("PulsePDFTests", ["PulsePDF", "PulseCrypto"]),
         testTarget("PulsePackTests", ["PulsePack", "PulsePackCLI", "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseAge", "PulseCommandLine"]),
-        // What only tests ask of PulseSystem (RawHTTPConnection's non-blocking send, read-until-quiet, closed-now).
+        // What only tests ask of PulseSystem (RawHTTPConnection's non-blocking send, read-until-quiet, closed-now;
+        // a service manager's notification socket).
         .target(name: "PulseSystemTesting", dependencies: ["PulseSystem"], path: "Tests/PulseSystemTesting", swiftSettings: swiftSettings),
         // pulse-server and pulse-origin in process with the samples built, and the broken servers' responder wrapper.
         .target(

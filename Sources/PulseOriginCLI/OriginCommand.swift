@@ -120,15 +120,21 @@ public enum OriginCommand {
         let server = try HTTPServer(configuration: serverConfiguration, responder: origin)
         Origin.standardError("serving \(originConfiguration.packageRoot.path) on http://\(server.boundAddress) "
             + "(\(serverConfiguration.threads) threads, pid \(SystemProcess.currentID))")
+        let serviceManager = ServiceManager.current
+        serviceManager.ready(status: "serving \(originConfiguration.packageRoot.path) on http://\(server.boundAddress)")
         while true {
             let signal = ServerSignals.wait()
             let name = ServerSignals.name(signal)
             switch signal {
             case SIGHUP:
-                Origin.standardError("\(name): \(origin.reloadIndex())")
+                serviceManager.reloading()
+                let note = origin.reloadIndex()
+                Origin.standardError("\(name): \(note)")
+                serviceManager.ready(status: "serving on http://\(server.boundAddress); \(name): \(note)")
             case SIGUSR1:
                 Origin.standardError("\(name): \(accessLog?.reopen() ?? "no access log to reopen")")
             case _ where ServerSignals.isTermination(signal):
+                serviceManager.stopping(status: "\(name): draining, then stopping")
                 origin.readiness.drain(for: drainDelay) { Origin.standardError("\(name): \($0)") }
                 Origin.standardError("\(name): finishing \(server.requestsInFlight) responses in flight, then stopping")
                 stopWithin(seconds: drain + 5)

@@ -150,17 +150,22 @@ enum ServeCommand {
         let server = try HTTPServer(configuration: settings.server, responder: sync)
         console.err("pulse-server: serving on http://\(server.boundAddress) (\(stateName), \(settings.server.threads) threads, "
             + "pid \(SystemProcess.currentID)\(settings.publicPackage.map { ", public part of \($0)" } ?? ""))")
+        let serviceManager = ServiceManager.current
+        serviceManager.ready(status: "serving on http://\(server.boundAddress)")
         while true {
             let signal = ServerSignals.wait()
             let name = ServerSignals.name(signal)
             switch signal {
             case SIGHUP:
+                serviceManager.reloading()
                 var note = accessLog?.reopen() ?? "no access log to reopen"
                 if let origin { note += "; " + origin.reloadIndex() }
                 console.err("pulse-server: \(name): \(note)")
+                serviceManager.ready(status: "serving on http://\(server.boundAddress); \(name): \(note)")
             case SIGUSR1:
                 console.err("pulse-server: \(name): \(accessLog?.reopen() ?? "no access log to reopen")")
             case _ where ServerSignals.isTermination(signal):
+                serviceManager.stopping(status: "\(name): draining, then stopping")
                 sync.sync.readiness.drain(for: settings.drainDelay) { console.err("pulse-server: \(name): \($0)") }
                 console.err("pulse-server: \(name): closing \(sync.openStreams) event streams, finishing \(server.requestsInFlight) requests in flight, then stopping")
                 stopWithin(seconds: settings.drain + 10, console: console)

@@ -1,6 +1,7 @@
 import Foundation
 import PulseCrypto
 import PulseSystem
+import PulseSystemTesting
 import Testing
 
 /// Issue 10 item 8, on the real executable: every signal a process manager or an operator sends is handled or
@@ -82,6 +83,24 @@ extension SignalTests {
     }
 }
 
+extension SignalTests {
+    /// Issue 19 item 4: under a `Type=notify` unit pulse-origin says READY=1 when it listens, RELOADING=1 and
+    /// READY=1 around a SIGHUP (index.json read again), STOPPING=1 when it stops.
+    @Test func readyReloadAndStopReachTheServiceManager() throws {
+        let package = try TestPackage()
+        let socket = try NotifySocket()
+        let origin = try OriginProcess(["--package", package.root.path, "--access-log", "off"], environment: socket.environment)
+        let ready = try #require(socket.wait(for: "READY=1"))
+        #expect(ready.contains { $0.hasPrefix("STATUS=serving ") && $0.hasSuffix("on http://127.0.0.1:\(origin.port)") })
+        origin.signal(SIGHUP)
+        #expect(socket.wait(for: "RELOADING=1")?.contains { $0.hasPrefix("MONOTONIC_USEC=") } == true)
+        #expect(socket.wait(for: "READY=1")?.contains { $0.contains("index.json read") } == true)
+        origin.signal(SIGTERM)
+        #expect(socket.wait(for: "STOPPING=1") != nil)
+        #expect(origin.waitForExit(within: 10) == 0)
+    }
+}
+
 /// The built `pulse-origin` executable on a free port, its standard error collected line by line.
 final class OriginProcess: @unchecked Sendable {
     let process = Process()
@@ -90,11 +109,12 @@ final class OriginProcess: @unchecked Sendable {
     private var lines: [String] = []
     private let errors = Pipe()
 
-    init(_ arguments: [String]) throws {
+    init(_ arguments: [String], environment: [String: String] = [:]) throws {
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("pulse-origin")
         try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the pulse-origin executable first (swift build)")
         process.executableURL = binary
         process.arguments = arguments + ["--listen", "127.0.0.1:0"]
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         let reader = errors.fileHandleForReading

@@ -1,7 +1,6 @@
 import Foundation
 import PulsePostgresTesting
 import PulseSystem
-import PulseSystemTesting
 import SyncTestSupport
 import Testing
 @testable import PulseServer
