@@ -72,18 +72,21 @@ let package = Package(
             "PulseServerStorage", "PulseSyncAPI", "PulseStaffAPI", "PulseSQLite", "PulsePostgres", "PulseCore", "PulseCrypto", "PulseStore", "PulseAge",
             "PulseHTTPServer", "PulseOrigin", "PulseSystem",
         ]),
+        // Metrics apart from the routes they count (--metrics-listen): the listener, both servers' request families, the origin's.
+        target("PulseObservability", ["PulseMetrics", "PulseHTTPServer", "PulseOrigin"]),
+        target("PulseServerMetrics", ["PulseObservability", "PulseMetrics", "PulseHTTPServer", "PulseSyncAPI", "PulseServerStorage"]),
         // The reference app client (an app could embed it; the key behind `DeviceKey`), and the contract suite.
         target("PulseDevice", ["PulseCrypto", "PulseCore", "PulseStore", "PulseSystem"]),
         target("PulseConformance", ["PulseDevice", "PulseCrypto", "PulseCore", "PulseSystem"]),
         // The command lines, one module per tool (restic's cmd/ apart from internal/): options, help, output.
         target("PulseServerCLI", [
             "PulseServer", "PulseServerStorage", "PulseSyncAPI", "PulseStaffAPI", "PulseAge", "PulseCore", "PulseHTTPServer", "PulseOrigin", "PulsePostgres",
-            "PulseCommandLine", "PulseSystem",
+            "PulseCommandLine", "PulseSystem", "PulseMetrics", "PulseObservability", "PulseServerMetrics",
         ]),
         target("PulseConformanceCLI", ["PulseConformance", "PulseDevice", "PulseCore", "PulseCommandLine"]),
         target("PulseDeviceCLI", ["PulseDevice", "PulseCore", "PulseCrypto", "PulseStore", "PulseCommandLine", "PulseSystem"]),
         target("PulseOpsCLI", ["PulseOps", "PulseCore", "PulseStore", "PulseCommandLine", "PulseSystem"]),
-        target("PulseOriginCLI", ["PulseOrigin", "PulseHTTPServer", "PulseCore", "PulseCommandLine", "PulseSystem"]),
+        target("PulseOriginCLI", ["PulseOrigin", "PulseHTTPServer", "PulseCore", "PulseCommandLine", "PulseSystem", "PulseMetrics", "PulseObservability"]),
         target("PulsePackCLI", ["PulsePack", "PulseAge", "PulseCore", "PulseStore", "PulsePDF", "PulseCommandLine", "PulseSystem"]),
 
         // Thin executables: parse arguments, call a library.

@@ -2,6 +2,8 @@ import Foundation
 import PulseCommandLine
 import PulseCore
 import PulseHTTPServer
+import PulseMetrics
+import PulseObservability
 import PulseOrigin
 import PulseSystem
 
@@ -22,10 +24,12 @@ public enum OriginCommand {
             "pulse-origin --package /srv/cdn/pulse --listen :8080         # a pushed folder, on every address",
             "pulse-origin --package pkg --listen 127.0.0.1:0 --access-log off   # a free port, printed at start",
             "pulse-origin --package pkg --memory-cache 1GB --max-connections-per-ip 0   # behind a CDN",
+            "pulse-origin --package pkg --metrics-listen 127.0.0.1:9464   # Prometheus scrapes GET /metrics there",
         ],
         options: [
             package, listen, accessLog, allowOrigin, threads, maxConnections, maxConnectionsPerIP, idleTimeout, headerTimeout,
             connectionMemory, memoryCache, memoryMaxBlob, maxBlobSize, recheck, appconfigMaxAge, drainDelay, shutdownTimeout,
+            metricsListen,
         ],
         validate: { arguments in _ = try settings(arguments) },
         run: { arguments in try run(arguments) }
@@ -60,6 +64,13 @@ public enum OriginCommand {
     static let drainDelay = Option.int(
         "drain-delay", "<seconds>", in: 0...3600,
         help: "On SIGTERM, answer /readyz with 503 and keep serving this long before closing the listener (default 0).")
+    static let metricsListen = Option.value(
+        "metrics-listen", "<host:port>",
+        help: "Serve Prometheus metrics at GET /metrics on this separate address, e.g. 127.0.0.1:9464 (default: off; never the public port)."
+    ) { text in
+        if let problem = MetricsListener.checkAddress(text) { throw UsageError(problem) }
+        return text
+    }
     static let shutdownTimeout = Option.int(
         "shutdown-timeout", "<seconds>", in: 0...3600, help: "On SIGTERM, wait this long for responses in flight (default 10).")
 
@@ -117,9 +128,21 @@ public enum OriginCommand {
         default: try .file(logPath)
         }
         let origin = try Origin(configuration: originConfiguration, accessLog: accessLog)
-        let server = try HTTPServer(configuration: serverConfiguration, responder: origin)
+        // Metrics only with --metrics-listen: without it the responder is the origin itself, as before.
+        let metricsAddress = arguments[Self.metricsListen]
+        let metrics = metricsAddress.map { _ in OriginMetrics(origin: origin, version: ToolVersion.current) }
+        var metricsListener: MetricsListener?
+        if let metrics, let metricsAddress {
+            do throws(HTTPServerError) { metricsListener = try MetricsListener(listen: metricsAddress, registry: metrics.registry) } catch {
+                throw OriginError("--metrics-listen: \(error)")
+            }
+        }
+        let responder: any HTTPResponder = metrics.map { MeteredResponder(origin, meter: $0) } ?? origin
+        let server = try HTTPServer(configuration: serverConfiguration, responder: responder)
+        metrics?.watch(server)
         Origin.standardError("serving \(originConfiguration.packageRoot.path) on http://\(server.boundAddress) "
             + "(\(serverConfiguration.threads) threads, pid \(SystemProcess.currentID))")
+        if let metricsListener { Origin.standardError("metrics on http://\(metricsListener.boundAddress)/metrics") }
         let serviceManager = ServiceManager.current
         serviceManager.ready(status: "serving \(originConfiguration.packageRoot.path) on http://\(server.boundAddress)")
         while true {
@@ -139,6 +162,7 @@ public enum OriginCommand {
                 Origin.standardError("\(name): finishing \(server.requestsInFlight) responses in flight, then stopping")
                 stopWithin(seconds: drain + 5)
                 server.shutdown(drainSeconds: drain)
+                metricsListener?.stop()
                 Origin.standardError("stopped")
                 return ExitCode.success
             default:
