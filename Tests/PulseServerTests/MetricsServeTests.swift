@@ -20,6 +20,23 @@ import Testing
 
     static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
 
+    static let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../docs").standardizedFileURL
+
+    /// The scrape config and the alert rules docs/operations.md suggests are what promtool accepts.
+    @Test(.enabled(if: Scrape.hasPromtool, "promtool missing: run Scripts/bootstrap (Debian prometheus)"))
+    func theOperationsPageScrapeConfigAndAlertsPassPromtool() throws {
+        let page = try String(contentsOf: Self.docs.appendingPathComponent("operations.md"), encoding: .utf8)
+        let folder = try TestFolder()
+        for (start, file, command) in [("scrape_configs:\n", "prometheus.yml", "config"), ("groups:\n", "rules.yml", "rules")] {
+            let from = try #require(page.range(of: start))
+            let end = try #require(page.range(of: "```", range: from.lowerBound..<page.endIndex))
+            let path = folder.path(file)
+            try Data(page[from.lowerBound..<end.lowerBound].utf8).write(to: URL(fileURLWithPath: path))
+            let checked = try Self.run(Scrape.promtoolPath, ["check", command, path], stdout: true)
+            #expect(checked.status == 0 && checked.errors.contains("SUCCESS"), "\(command): \(checked.errors)")
+        }
+    }
+
     /// Enrolls with `code`; the device.
     static func enroll(_ server: MetricsProcess, code: String) throws -> TestDevice {
         let key = try P256.PrivateKey()
@@ -106,11 +123,17 @@ import Testing
         #expect(first.status == 200 && second.status == 200 && first.body == second.body)
         #expect(try origin.client().request("GET", "/api/sync/asset/\(String(repeating: "cd", count: 32))").status == 404)
 
+        let operations = try String(contentsOf: Self.docs.appendingPathComponent("operations.md"), encoding: .utf8)
         for process in [server, origin] {
             let body = try process.scrape().body
             let (status, output) = try Scrape.promtool(body)
             #expect(status == 0, "promtool check metrics: \(output)")
             #expect(output.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "promtool lint findings: \(output)")
+            // Every family is on the operator's page.
+            for line in String(decoding: body, as: UTF8.self).split(separator: "\n") where line.hasPrefix("# TYPE ") {
+                let name = line.split(separator: " ")[2]
+                #expect(operations.contains("`\(name)`"), "\(name) is not in docs/operations.md")
+            }
         }
         let text = String(decoding: try origin.scrape().body, as: UTF8.self)
         let size = Double(first.body.count)
@@ -145,14 +168,15 @@ import Testing
     }
 
     /// Runs a built tool to its end: exit status and standard error.
-    static func run(_ tool: String, _ arguments: [String]) throws -> (status: Int32, errors: String) {
+    /// `tool` is a built tool's name or an absolute path; `stdout` collects standard output too.
+    static func run(_ tool: String, _ arguments: [String], stdout: Bool = false) throws -> (status: Int32, errors: String) {
         let process = Process()
-        process.executableURL = MetricsProcess.binary(tool)
+        process.executableURL = tool.hasPrefix("/") ? URL(fileURLWithPath: tool) : MetricsProcess.binary(tool)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.filter { $0.key != "PULSE_DATABASE_URL" }
         let errors = Pipe()
         process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
+        process.standardOutput = stdout ? errors : FileHandle.nullDevice
         try process.run()
         let printed = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
