@@ -26,19 +26,35 @@ public final class MeteredResponder: HTTPResponder {
     }
 }
 
-/// The path of a request target (what is before `?`).
-@inlinable public func targetPath(_ target: [UInt8]) -> ArraySlice<UInt8> {
-    target[..<(target.firstIndex(of: UInt8(ascii: "?")) ?? target.endIndex)]
-}
-
-extension ArraySlice<UInt8> {
-    /// True when the slice is exactly `text` (an ASCII literal).
-    @inlinable public func equals(_ text: StaticString) -> Bool {
-        text.withUTF8Buffer { count == $0.count && elementsEqual($0) }
+/// Route matching on a request target's bytes, without scanning the whole target or building a string: each
+/// check compares only the bytes of its literal (a signed keys request's target is 100 bytes and more).
+public enum TargetMatch {
+    /// True when `target` holds `literal` at `offset`.
+    @inlinable public static func has(_ target: [UInt8], _ literal: [UInt8], at offset: Int = 0) -> Bool {
+        guard offset >= 0, target.count - offset >= literal.count else { return false }
+        var index = 0
+        while index < literal.count {
+            if target[offset + index] != literal[index] { return false }
+            index += 1
+        }
+        return true
     }
 
-    /// True when the slice starts with `text` (an ASCII literal).
-    @inlinable public func begins(with text: StaticString) -> Bool {
-        text.withUTF8Buffer { count >= $0.count && self.prefix($0.count).elementsEqual($0) }
+    /// True when the path of `target` (before `?`) ends with `literal`, which starts at `offset`.
+    @inlinable public static func ends(_ target: [UInt8], _ literal: [UInt8], at offset: Int = 0) -> Bool {
+        guard has(target, literal, at: offset) else { return false }
+        let end = offset + literal.count
+        return end == target.count || target[end] == UInt8(ascii: "?")
+    }
+
+    /// True when from `offset` the path of `target` is one non-empty segment (no `/`) followed by exactly `suffix`.
+    @inlinable public static func segment(_ target: [UInt8], at offset: Int, then suffix: [UInt8]) -> Bool {
+        var index = offset
+        while index < target.count {
+            let byte = target[index]
+            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") { break }
+            index += 1
+        }
+        return index > offset && ends(target, suffix, at: index)
     }
 }

@@ -47,8 +47,7 @@ public final class OriginMetrics: ExchangeMeter {
     }
 
     public func record(_ exchange: HTTPExchange) {
-        let path = targetPath(exchange.target)
-        let route = OriginRoute(path: path)
+        let route = OriginRoute(target: exchange.target)
         requests[route, StatusClass(status: exchange.status)].increment()
         duration[route].observe(Double(exchange.durationNanoseconds) * 1e-9)
         if exchange.bodyBytes > 0 { sentBytes.add(UInt64(exchange.bodyBytes)) }
@@ -77,12 +76,19 @@ public enum OriginRoute: Int, MetricLabel {
     public var labelValue: String { Self.values[rawValue] }
     @inlinable public var labelIndex: Int { rawValue }
 
-    @inlinable init(path: ArraySlice<UInt8>) {
-        if path.begins(with: "/api/sync/asset/") { self = .asset }
-        else if path.equals("/api/sync/appconfig") { self = .appconfig }
-        else if path.equals("/healthz") { self = .healthz }
-        else if path.equals("/livez") { self = .livez }
-        else if path.equals("/readyz") { self = .readyz }
+    /// The literals the routes are matched against.
+    enum Literal {
+        static let asset = Array("/api/sync/asset/".utf8), appconfig = Array("/api/sync/appconfig".utf8)
+        static let healthz = Array("/healthz".utf8), livez = Array("/livez".utf8), readyz = Array("/readyz".utf8)
+    }
+
+    /// The route of a request target, as Origin routes it.
+    init(target: [UInt8]) {
+        if TargetMatch.has(target, Literal.asset) { self = .asset }
+        else if TargetMatch.ends(target, Literal.appconfig) { self = .appconfig }
+        else if TargetMatch.ends(target, Literal.healthz) { self = .healthz }
+        else if TargetMatch.ends(target, Literal.livez) { self = .livez }
+        else if TargetMatch.ends(target, Literal.readyz) { self = .readyz }
         else { self = .other }
     }
 }

@@ -79,7 +79,7 @@ public final class ServerMetrics: ExchangeMeter, SyncObserver {
     // MARK: ExchangeMeter
 
     public func record(_ exchange: HTTPExchange) {
-        let route = ServerRoute(path: targetPath(exchange.target))
+        let route = ServerRoute(target: exchange.target)
         let status = exchange.status
         requests[route, StatusClass(status: status)].increment()
         duration[route].observe(Double(exchange.durationNanoseconds) * 1e-9)

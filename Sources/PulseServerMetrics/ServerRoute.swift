@@ -16,38 +16,43 @@ public enum ServerRoute: Int, MetricLabel {
     public var labelValue: String { Self.values[rawValue] }
     @inlinable public var labelIndex: Int { rawValue }
 
-    /// The route of a request path (the target before `?`), as SyncAPI and StaffAPI route it.
-    init(path: ArraySlice<UInt8>) {
-        if path.begins(with: "/api/sync/") {
-            let rest = path.dropFirst(10)
-            if rest.equals("keys") { self = .keys }
-            else if rest.equals("manifest") { self = .manifest }
-            else if rest.equals("events") { self = .events }
-            else if rest.begins(with: "asset/") { self = .asset }
-            else if rest.equals("enroll") { self = .enroll }
-            else if rest.equals("time") { self = .time }
-            else if rest.equals("device-cert-keys") { self = .certificateKeys }
-            else if rest.equals("appconfig") { self = .appconfig }
-            else if rest.begins(with: "series/"), Self.oneSegment(rest.dropFirst(7), before: "/manifest") { self = .seriesManifest }
-            else { self = .other }
-        } else if path.begins(with: "/api/staff/") {
-            let rest = path.dropFirst(11)
-            if rest.begins(with: "sessions/"), Self.oneSegment(rest.dropFirst(9), before: "/advance") { self = .staffAdvance }
-            else if rest.begins(with: "sessions/"), Self.oneSegment(rest.dropFirst(9), before: "/live") { self = .staffLive }
-            else { self = .staff }
-        } else if path.begins(with: "/api/sessions/"), Self.oneSegment(path.dropFirst(14), before: "/diag") {
-            self = .diag
-        } else if path.equals("/healthz") { self = .healthz }
-        else if path.equals("/livez") { self = .livez }
-        else if path.equals("/readyz") { self = .readyz }
-        else { self = .other }
+    /// The literals the routes are matched against.
+    enum Literal {
+        static let sync = Array("/api/sync/".utf8), staff = Array("/api/staff/".utf8), sessions = Array("/api/sessions/".utf8)
+        static let keys = Array("keys".utf8), manifest = Array("manifest".utf8), events = Array("events".utf8), asset = Array("asset/".utf8)
+        static let enroll = Array("enroll".utf8), time = Array("time".utf8), certificateKeys = Array("device-cert-keys".utf8)
+        static let appconfig = Array("appconfig".utf8), series = Array("series/".utf8), slashManifest = Array("/manifest".utf8)
+        static let staffSessions = Array("sessions/".utf8), advance = Array("/advance".utf8), live = Array("/live".utf8), diag = Array("/diag".utf8)
+        static let healthz = Array("/healthz".utf8), livez = Array("/livez".utf8), readyz = Array("/readyz".utf8)
     }
 
-    /// True when `rest` is one non-empty path segment followed by exactly `suffix`.
-    static func oneSegment(_ rest: ArraySlice<UInt8>, before suffix: StaticString) -> Bool {
-        suffix.withUTF8Buffer { suffix in
-            guard rest.count > suffix.count, rest.suffix(suffix.count).elementsEqual(suffix) else { return false }
-            return !rest.dropLast(suffix.count).contains(UInt8(ascii: "/"))
-        }
+    /// The route of a request target, as SyncAPI and StaffAPI route it; only the bytes of the literals it
+    /// compares are read.
+    init(target: [UInt8]) {
+        typealias Match = TargetMatch
+        if Match.has(target, Literal.sync) {
+            let at = Literal.sync.count
+            if Match.ends(target, Literal.keys, at: at) { self = .keys }
+            else if Match.ends(target, Literal.manifest, at: at) { self = .manifest }
+            else if Match.ends(target, Literal.events, at: at) { self = .events }
+            else if Match.has(target, Literal.asset, at: at) { self = .asset }
+            else if Match.ends(target, Literal.enroll, at: at) { self = .enroll }
+            else if Match.ends(target, Literal.time, at: at) { self = .time }
+            else if Match.ends(target, Literal.certificateKeys, at: at) { self = .certificateKeys }
+            else if Match.ends(target, Literal.appconfig, at: at) { self = .appconfig }
+            else if Match.has(target, Literal.series, at: at), Match.segment(target, at: at + Literal.series.count, then: Literal.slashManifest) {
+                self = .seriesManifest
+            } else { self = .other }
+        } else if Match.has(target, Literal.staff) {
+            let at = Literal.staff.count + Literal.staffSessions.count
+            if Match.has(target, Literal.staffSessions, at: Literal.staff.count), Match.segment(target, at: at, then: Literal.advance) { self = .staffAdvance }
+            else if Match.has(target, Literal.staffSessions, at: Literal.staff.count), Match.segment(target, at: at, then: Literal.live) { self = .staffLive }
+            else { self = .staff }
+        } else if Match.has(target, Literal.sessions), Match.segment(target, at: Literal.sessions.count, then: Literal.diag) {
+            self = .diag
+        } else if Match.ends(target, Literal.healthz) { self = .healthz }
+        else if Match.ends(target, Literal.livez) { self = .livez }
+        else if Match.ends(target, Literal.readyz) { self = .readyz }
+        else { self = .other }
     }
 }
