@@ -89,7 +89,8 @@ final class MetricsProcess: @unchecked Sendable {
         })
         var ports: Set<UInt16> = []
         for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-            let text = (try? String(contentsOfFile: table, encoding: .utf8)) ?? ""
+            // Read to the end: procfs hands these tables out a page per read, and a busy machine has many pages.
+            let text = String(decoding: FileHandle(forReadingAtPath: table)?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
             for line in text.split(separator: "\n").dropFirst() {
                 let fields = line.split(separator: " ")
                 // local_address is fields[1] (hex ip:port), st fields[3] (0A = LISTEN), inode fields[9].
