@@ -49,7 +49,7 @@ public final class OriginMetrics: ExchangeMeter {
     public func record(_ exchange: HTTPExchange) {
         let route = OriginRoute(target: exchange.target)
         requests[route, StatusClass(status: exchange.status)].increment()
-        duration[route].observe(Double(exchange.durationNanoseconds) * 1e-9)
+        duration[route].observe(nanoseconds: exchange.durationNanoseconds)
         if exchange.bodyBytes > 0 { sentBytes.add(UInt64(exchange.bodyBytes)) }
         if route == .asset { countOutcome(exchange.note) }
     }

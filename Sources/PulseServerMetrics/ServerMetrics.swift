@@ -82,10 +82,10 @@ public final class ServerMetrics: ExchangeMeter, SyncObserver {
         let route = ServerRoute(target: exchange.target)
         let status = exchange.status
         requests[route, StatusClass(status: status)].increment()
-        duration[route].observe(Double(exchange.durationNanoseconds) * 1e-9)
+        duration[route].observe(nanoseconds: exchange.durationNanoseconds)
         switch route {
         case .keys where status == 200:
-            if let released = exchange.note.releasedCount { keysReleased.observe(Double(released)) }
+            if let released = exchange.note.releasedCount { keysReleased.observe(count: UInt64(released)) }
         case .enroll:
             enrollments[EnrollmentResult(note: exchange.note)].increment()
         default:
