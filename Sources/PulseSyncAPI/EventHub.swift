@@ -288,11 +288,14 @@ public final class EventHub: Sendable {
         for change in changes where change.sequence > cursor {
             if case .advance = change.event { observer.advanceSeen() }
         }
+        // A tick that began just before the staff route's poke finds the change without it: the poke that came
+        // meanwhile (left for the next tick) is then the start, rather than the change's whole second.
+        let start = poked ?? pokedAt.withLock { $0 }
         for (stream, bytes, advances) in outgoing {
             stream.send(bytes)
             guard !advances.isEmpty else { continue }
             let sent = clock()
-            for at in advances { observer.advanceDelivered(seconds: max(0, sent - max(Double(at), poked ?? 0))) }
+            for at in advances { observer.advanceDelivered(seconds: max(0, sent - max(Double(at), start ?? 0))) }
         }
     }
 
