@@ -4,6 +4,7 @@ import PulseCrypto
 import PulsePostgres
 import PulsePostgresTesting
 import PulseServer
+import PulseSystem
 import SyncTestSupport
 import PulseServerStorage
 @testable import PulseServerCLI
@@ -48,6 +49,15 @@ import Testing
         #expect(try storage.enroll(credentialHash: CredentialSecret.hash(text)!, device: device, at: TimeTextForTests.now) != nil)
         let tokens = Self.run(["admin", "token", "list"], environment: environment)
         #expect(tokens.code == 0 && tokens.out.count == 1 && tokens.out[0].contains("used"))
+        // The audit log on PostgreSQL: the import, the mint, one row per setting, as the CLI's user; read back.
+        let user = SystemUser.name(environment: ProcessInfo.processInfo.environment)
+        let audit = try storage.auditEntries(after: 0, since: nil, limit: 100).map(\.entry)
+        try #require(audit.map(\.action) == [.import, .deviceCodeCreate, .sessionState, .sessionFrontier], "\(audit)")
+        #expect(audit.allSatisfy { $0.actor == .cli(user: user) && $0.client == nil && $0.result == .ok })
+        #expect(audit[1].target == CredentialSecret.listingId(hash: CredentialSecret.hash(text)!) && audit[2].target == "talk")
+        let auditList = Self.run(["admin", "audit", "list", "--json"], environment: environment)
+        #expect(try JSONValue.parse(Data(auditList.out.joined(separator: "\n").utf8)).arrayValue?.count == 4, "\(auditList.text)")
+        #expect(!auditList.text.contains(text))
         // --database wins over the environment.
         let other = try PostgresCluster.shared().createDatabase("cli")
         #expect(Self.run(["admin", "token", "list", "--database", other.url], environment: environment).out.isEmpty)
