@@ -91,6 +91,7 @@ import Testing
         let all = try storage.auditEntries(after: 0, since: nil, limit: 100)
         #expect(all.map(\.entry.target) == (0..<7).map { "s\($0)" })
         #expect(zip(all, all.dropFirst()).allSatisfy { $0.id < $1.id })
+        try #require(all.count == 7)
         let page = try storage.auditEntries(after: all[1].id, since: nil, limit: 2)
         #expect(page.map(\.entry.target) == ["s2", "s3"])
         #expect(try storage.auditEntries(after: 0, since: 1040, limit: 100).map(\.entry.target) == ["s4", "s5", "s6"])
