@@ -1,0 +1,119 @@
+/// What the access log says about one request, and its two line formats. Both are built from bytes, without
+/// `String` formatting: they run once per request.
+///
+/// Text (the format the servers always wrote):
+///
+///     2026-11-29T17:20:01Z 127.0.0.1 GET /api/sync/asset/3f…9a 200 204800 0.412ms memory
+///
+/// time (UTC), client, method and target (bytes outside printable ASCII, space and backslash as \xHH, so nothing
+/// a client sends can move the cursor or fake a field on a terminal), status, body bytes, duration, note
+/// (`,aborted` appended when the client left early).
+///
+/// JSON (`LogLine`): `Body` is `<method> <path> <status>`; the attributes are OpenTelemetry's HTTP semantic
+/// conventions (`http.request.method`, `url.path`, `url.query`, `http.response.status_code`,
+/// `http.response.body.size`, `http.server.request.duration` in seconds, `client.address`) and `pulse.note`,
+/// with `pulse.aborted: true` when the client left early. `WARN` for a 5xx, `INFO` otherwise.
+///
+/// Neither ever holds more of the request than its method and target: no header (so no `Authorization`, no
+/// `X-Pulse-Device`), no body (so no code, token or key).
+public struct AccessRecord: Sendable {
+    /// The client's IP address as text (`-` if unknown).
+    public var client: [UInt8]
+    /// The method as sent (empty when the request line never arrived in full).
+    public var method: String
+    /// The request target as sent: path and query.
+    public var target: [UInt8]
+    /// The status sent, 0 when the HTTP layer refused the request on its own.
+    public var status: Int
+    public var bodyBytes: Int
+    public var durationNanoseconds: UInt64
+    /// The responder's note: what happened (`memory`, `keys:3`, `no:bad-signature`, …).
+    public var note: String
+    /// False when the client left before the response was complete.
+    public var completed: Bool
+
+    public init(
+        client: [UInt8], method: String, target: [UInt8], status: Int, bodyBytes: Int, durationNanoseconds: UInt64, note: String,
+        completed: Bool
+    ) {
+        self.client = client
+        self.method = method
+        self.target = target
+        self.status = status
+        self.bodyBytes = bodyBytes
+        self.durationNanoseconds = durationNanoseconds
+        self.note = note
+        self.completed = completed
+    }
+
+    /// The text line, with its newline; `time` is `YYYY-MM-DDTHH:MM:SSZ`.
+    public func text(time: [UInt8]) -> [UInt8] {
+        var line: [UInt8] = []
+        line.reserveCapacity(200 + target.count)
+        line += time
+        line.append(0x20)
+        line += client
+        line.append(0x20)
+        var method = method
+        method.withUTF8 { Self.appendEscaped($0, to: &line) }
+        line.append(0x20)
+        Self.appendEscaped(target, to: &line)
+        line.append(0x20)
+        LogLine.appendDecimal(status, to: &line)
+        line.append(0x20)
+        LogLine.appendDecimal(bodyBytes, to: &line)
+        line.append(0x20)
+        let micros = Int(durationNanoseconds / 1000)
+        LogLine.appendDecimal(micros / 1000, to: &line)
+        line.append(0x2e)
+        let fraction = micros % 1000
+        if fraction < 100 { line.append(0x30) }
+        if fraction < 10 { line.append(0x30) }
+        LogLine.appendDecimal(fraction, to: &line)
+        line += [0x6d, 0x73, 0x20]  // "ms "
+        line += note.utf8
+        if !completed { line += ",aborted".utf8 }
+        line.append(0x0a)
+        return line
+    }
+
+    /// The JSON line, with its newline; `timestamp` from `LogClock`.
+    public func json(timestamp: [UInt8], resource: LogResource) -> [UInt8] {
+        let queryStart = target.firstIndex(of: 0x3f) ?? target.endIndex
+        let path = target[..<queryStart]
+        var body: [UInt8] = []
+        body.reserveCapacity(24 + 3 * path.count)
+        if method.isEmpty { body.append(0x2d) } else { body += method.utf8 }
+        body.append(0x20)
+        if path.isEmpty { body.append(0x2d) } else { JSONText.appendURLContent(path, to: &body, json: false) }
+        body.append(0x20)
+        LogLine.appendDecimal(status, to: &body)
+        var line = LogLine(timestamp: timestamp, severity: status >= 500 ? .warn : .info, body: body, capacity: 420 + 3 * target.count)
+        if !method.isEmpty { line.attribute("http.request.method", method) }
+        if !path.isEmpty { line.attribute("url.path", url: path) }
+        if queryStart < target.endIndex { line.attribute("url.query", url: target[(queryStart + 1)...]) }
+        line.attribute("http.response.status_code", status)
+        line.attribute("http.response.body.size", bodyBytes)
+        line.attribute("http.server.request.duration", secondsFromNanoseconds: durationNanoseconds)
+        line.attribute("client.address", bytes: client[...])
+        line.attribute("pulse.note", note)
+        if !completed { line.attribute("pulse.aborted", true) }
+        return line.finished(resource)
+    }
+
+    private static func appendEscaped<Bytes: Collection<UInt8>>(_ bytes: Bytes, to line: inout [UInt8]) {
+        if bytes.isEmpty { line.append(0x2d); return }
+        if !bytes.contains(where: { $0 <= 0x20 || $0 >= 0x7f || $0 == 0x5c }) {  // the usual case: copy as is
+            line.append(contentsOf: bytes)
+            return
+        }
+        let digits: StaticString = "0123456789abcdef"
+        for byte in bytes {
+            if byte > 0x20 && byte < 0x7f && byte != 0x5c {
+                line.append(byte)
+            } else {
+                digits.withUTF8Buffer { hex in line += [0x5c, 0x78, hex[Int(byte >> 4)], hex[Int(byte & 0x0f)]] }
+            }
+        }
+    }
+}
