@@ -77,28 +77,52 @@ public struct AccessRecord: Sendable {
         return line
     }
 
-    /// The JSON line, with its newline; `timestamp` from `LogClock`.
+    /// The JSON line, with its newline, stamped now by `clock`.
+    public func json(clock: LogClock, resource: LogResource) -> [UInt8] {
+        json(resource) { clock.appendNow(to: &$0) }
+    }
+
+    /// The JSON line, with its newline, with `timestamp` (from `LogClock`).
     public func json(timestamp: [UInt8], resource: LogResource) -> [UInt8] {
+        json(resource) { $0 += timestamp }
+    }
+
+    /// One buffer, reserved once: no array of its own for the body or the timestamp; the path is scanned once
+    /// for what needs escaping (usually nothing) and copied into the body and `url.path`.
+    private func json(_ resource: LogResource, time: (inout [UInt8]) -> Void) -> [UInt8] {
         let queryStart = target.firstIndex(of: 0x3f) ?? target.endIndex
         let path = target[..<queryStart]
-        var body: [UInt8] = []
-        body.reserveCapacity(24 + 3 * path.count)
-        if method.isEmpty { body.append(0x2d) } else { body += method.utf8 }
-        body.append(0x20)
-        if path.isEmpty { body.append(0x2d) } else { JSONText.appendURLContent(path, to: &body, json: false) }
-        body.append(0x20)
-        LogLine.appendDecimal(status, to: &body)
-        var line = LogLine(timestamp: timestamp, severity: status >= 500 ? .warn : .info, body: body, capacity: 420 + 3 * target.count)
-        if !method.isEmpty { line.attribute("http.request.method", method) }
-        if !path.isEmpty { line.attribute("url.path", url: path) }
-        if queryStart < target.endIndex { line.attribute("url.query", url: target[(queryStart + 1)...]) }
-        line.attribute("http.response.status_code", status)
-        line.attribute("http.response.body.size", bodyBytes)
-        line.attribute("http.server.request.duration", secondsFromNanoseconds: durationNanoseconds)
-        line.attribute("client.address", bytes: client[...])
-        line.attribute("pulse.note", note)
-        if !completed { line.attribute("pulse.aborted", true) }
+        let plain = JSONText.isPlainURL(path)
+        var line = LogLine(severity: status >= 500 ? .warn : .info, capacity: 480 + 3 * target.count + 2 * method.utf8.count, time: time)
+        if method.isEmpty { line.bodyByte(0x2d) } else { line.bodyText(method) }
+        line.bodyByte(0x20)
+        if path.isEmpty { line.bodyByte(0x2d) } else { line.bodyURL(path, plain: plain) }
+        line.bodyByte(0x20)
+        line.bodyDecimal(status)
+        line.closeBody()
+        if !method.isEmpty { line.attribute(Keys.method, method) }
+        if !path.isEmpty { line.attribute(Keys.path, url: path, plain: plain) }
+        if queryStart < target.endIndex { line.attribute(Keys.query, url: target[(queryStart + 1)...]) }
+        line.attribute(Keys.status, status)
+        line.attribute(Keys.size, bodyBytes)
+        line.attribute(Keys.duration, secondsFromNanoseconds: durationNanoseconds)
+        line.attribute(Keys.client, bytes: client[...])
+        line.attribute(Keys.note, note)
+        if !completed { line.attribute(Keys.aborted, true) }
         return line.finished(resource)
+    }
+
+    /// OpenTelemetry's HTTP semantic conventions where they name the field, `pulse.*` otherwise.
+    private enum Keys {
+        static let method = LogLine.Key("http.request.method")
+        static let path = LogLine.Key("url.path")
+        static let query = LogLine.Key("url.query")
+        static let status = LogLine.Key("http.response.status_code")
+        static let size = LogLine.Key("http.response.body.size")
+        static let duration = LogLine.Key("http.server.request.duration")
+        static let client = LogLine.Key("client.address")
+        static let note = LogLine.Key("pulse.note")
+        static let aborted = LogLine.Key("pulse.aborted")
     }
 
     private static func appendEscaped<Bytes: Collection<UInt8>>(_ bytes: Bytes, to line: inout [UInt8]) {

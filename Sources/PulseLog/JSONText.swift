@@ -23,6 +23,10 @@ enum JSONText {
 
     /// The escaped content of `bytes`, without quotes.
     static func appendContent<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, to out: inout [UInt8]) where Bytes.Index == Int {
+        if !bytes.contains(where: { $0 < 0x20 || $0 >= 0x7f || $0 == 0x22 || $0 == 0x5c }) {  // the usual case: copy as is
+            out.append(contentsOf: bytes)
+            return
+        }
         var index = bytes.startIndex
         var run = index
         let end = bytes.endIndex
@@ -58,6 +62,10 @@ enum JSONText {
     static func appendURLContent<Bytes: RandomAccessCollection<UInt8>>(
         _ bytes: Bytes, to out: inout [UInt8], json: Bool = true
     ) where Bytes.Index == Int {
+        if json ? isPlainURL(bytes) : !bytes.contains(where: { $0 &- 0x21 >= 0x5e }) {  // the usual case: copy as is
+            out.append(contentsOf: bytes)
+            return
+        }
         var run = bytes.startIndex
         for index in bytes.indices {
             let byte = bytes[index]
@@ -71,6 +79,12 @@ enum JSONText {
             run = index + 1
         }
         out.append(contentsOf: bytes[run..<bytes.endIndex])
+    }
+
+    /// True when `bytes` go into a JSON string as they are, as a URL part: printable ASCII, no `"`, no `\`.
+    static func isPlainURL<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> Bool {
+        for byte in bytes where byte &- 0x21 >= 0x5e || byte == 0x22 || byte == 0x5c { return false }
+        return true
     }
 
     private static func appendEscapedASCII(_ byte: UInt8, to out: inout [UInt8]) {

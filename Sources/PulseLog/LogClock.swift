@@ -10,37 +10,42 @@ public final class LogClock: Sendable {
     public init() {}
 
     /// Now.
-    public func now() -> [UInt8] { text(unixMicroseconds: Int((Date().timeIntervalSince1970 * 1e6).rounded(.down))) }
+    public func now() -> [UInt8] {
+        var text: [UInt8] = []
+        append(unixMicroseconds: Self.unixMicroseconds(), to: &text)
+        return text
+    }
 
     /// The instant `unixMicroseconds` after 1970-01-01T00:00:00Z (0 for any instant before it).
     public func text(unixMicroseconds: Int) -> [UInt8] {
+        var text: [UInt8] = []
+        append(unixMicroseconds: unixMicroseconds, to: &text)
+        return text
+    }
+
+    /// Appends now to `bytes` (the access log's way: no array of its own).
+    func appendNow(to bytes: inout [UInt8]) { append(unixMicroseconds: Self.unixMicroseconds(), to: &bytes) }
+
+    static func unixMicroseconds() -> Int { Int((Date().timeIntervalSince1970 * 1e6).rounded(.down)) }
+
+    func append(unixMicroseconds: Int, to bytes: inout [UInt8]) {
         let micros = max(0, unixMicroseconds)
         let second = micros / 1_000_000
-        var text: [UInt8]
         if let cached = cache.withLock({ $0.second == second ? $0.text : nil }) {
-            text = cached
+            bytes += cached
         } else {
-            text = Array(Timestamp.string(Date(timeIntervalSince1970: Double(second))).utf8.dropLast())  // without its Z
-            let fresh = text
-            cache.withLock { $0 = (second, fresh) }
+            let text = Array(Timestamp.string(Date(timeIntervalSince1970: Double(second))).utf8.dropLast())  // without its Z
+            cache.withLock { $0 = (second, text) }
+            bytes += text
         }
-        text.reserveCapacity(text.count + 8)
-        text.append(0x2e)
+        bytes.append(0x2e)
         var fraction = micros % 1_000_000
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0)
-        digits.5 = UInt8(fraction % 10); fraction /= 10
-        digits.4 = UInt8(fraction % 10); fraction /= 10
-        digits.3 = UInt8(fraction % 10); fraction /= 10
-        digits.2 = UInt8(fraction % 10); fraction /= 10
-        digits.1 = UInt8(fraction % 10); fraction /= 10
-        digits.0 = UInt8(fraction % 10)
-        text.append(0x30 + digits.0)
-        text.append(0x30 + digits.1)
-        text.append(0x30 + digits.2)
-        text.append(0x30 + digits.3)
-        text.append(0x30 + digits.4)
-        text.append(0x30 + digits.5)
-        text.append(0x5a)
-        return text
+        var divisor = 100_000
+        while divisor > 0 {
+            bytes.append(0x30 + UInt8(fraction / divisor))
+            fraction %= divisor
+            divisor /= 10
+        }
+        bytes.append(0x5a)
     }
 }

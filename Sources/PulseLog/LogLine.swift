@@ -16,24 +16,25 @@ public struct LogLine: Sendable {
     ///   - timestamp: from `LogClock`.
     ///   - capacity: bytes to reserve, to grow the buffer once.
     public init(timestamp: [UInt8], severity: LogSeverity, body: String, capacity: Int = 320) {
-        var body = body
-        self.init(timestamp: timestamp, severity: severity, capacity: capacity)
-        body.withUTF8 { JSONText.appendContent($0, to: &bytes) }
-        bytes.append(0x22)
+        self.init(severity: severity, capacity: capacity) { $0 += timestamp }
+        bodyText(body)
+        closeBody()
     }
 
     /// The same with `Body` from bytes (bytes that are not UTF-8 become U+FFFD).
     public init(timestamp: [UInt8], severity: LogSeverity, body: [UInt8], capacity: Int = 320) {
-        self.init(timestamp: timestamp, severity: severity, capacity: capacity)
+        self.init(severity: severity, capacity: capacity) { $0 += timestamp }
         JSONText.appendContent(body, to: &bytes)
-        bytes.append(0x22)
+        closeBody()
     }
 
-    private init(timestamp: [UInt8], severity: LogSeverity, capacity: Int) {
+    /// Starts the line and leaves `Body` open for the `body…` calls, then `closeBody()`; `time` appends the
+    /// timestamp.
+    init(severity: LogSeverity, capacity: Int, time: (inout [UInt8]) -> Void) {
         bytes = []
         bytes.reserveCapacity(capacity)
         bytes += Self.timestampKey
-        bytes += timestamp
+        time(&bytes)
         switch severity {
         case .info: bytes += Self.info
         case .warn: bytes += Self.warn
@@ -41,6 +42,19 @@ public struct LogLine: Sendable {
         }
         bytes += Self.bodyKey
     }
+
+    mutating func bodyText(_ text: String) {
+        var text = text
+        text.withUTF8 { JSONText.appendContent($0, to: &bytes) }
+    }
+
+    /// A URL part in the body; `plain` when `JSONText.isPlainURL` said so (it is then copied as it is).
+    mutating func bodyURL(_ part: ArraySlice<UInt8>, plain: Bool) {
+        if plain { bytes += part } else { JSONText.appendURLContent(part, to: &bytes) }
+    }
+    mutating func bodyByte(_ byte: UInt8) { bytes.append(byte) }
+    mutating func bodyDecimal(_ value: Int) { Self.appendDecimal(value, to: &bytes) }
+    mutating func closeBody() { bytes.append(0x22) }
 
     /// A string attribute.
     public mutating func attribute(_ key: StaticString, _ value: String) {
@@ -67,6 +81,59 @@ public struct LogLine: Sendable {
         bytes.append(0x22)
     }
 
+    /// An attribute key written once: `"name":`, for the lines built once per request.
+    struct Key: Sendable {
+        let quoted: [UInt8]
+        init(_ name: StaticString) { quoted = [0x22] + name.withUTF8Buffer { Array($0) } + [0x22, 0x3a] }
+    }
+
+    mutating func attribute(_ key: Key, _ value: String) {
+        var value = value
+        open(key)
+        bytes.append(0x22)
+        value.withUTF8 { JSONText.appendContent($0, to: &bytes) }
+        bytes.append(0x22)
+    }
+
+    mutating func attribute(_ key: Key, bytes value: ArraySlice<UInt8>) {
+        open(key)
+        bytes.append(0x22)
+        JSONText.appendContent(value, to: &bytes)
+        bytes.append(0x22)
+    }
+
+    mutating func attribute(_ key: Key, url value: ArraySlice<UInt8>, plain: Bool? = nil) {
+        open(key)
+        bytes.append(0x22)
+        if plain ?? JSONText.isPlainURL(value) { bytes += value } else { JSONText.appendURLContent(value, to: &bytes) }
+        bytes.append(0x22)
+    }
+
+    mutating func attribute(_ key: Key, _ value: Int) {
+        open(key)
+        Self.appendDecimal(value, to: &bytes)
+    }
+
+    mutating func attribute(_ key: Key, secondsFromNanoseconds nanoseconds: UInt64) {
+        open(key)
+        appendSeconds(nanoseconds)
+    }
+
+    mutating func attribute(_ key: Key, _ value: Bool) {
+        open(key)
+        bytes += value ? Self.trueText : Self.falseText
+    }
+
+    private mutating func open(_ key: Key) {
+        if attributes {
+            bytes.append(0x2c)
+        } else {
+            bytes += Self.attributesKey
+            attributes = true
+        }
+        bytes += key.quoted
+    }
+
     /// A whole-number attribute.
     public mutating func attribute(_ key: StaticString, _ value: Int) {
         open(key)
@@ -76,6 +143,10 @@ public struct LogLine: Sendable {
     /// A duration in seconds with six decimals (`0.000412`), from nanoseconds.
     public mutating func attribute(_ key: StaticString, secondsFromNanoseconds nanoseconds: UInt64) {
         open(key)
+        appendSeconds(nanoseconds)
+    }
+
+    private mutating func appendSeconds(_ nanoseconds: UInt64) {
         let micros = nanoseconds / 1000
         Self.appendDecimal(Int(clamping: micros / 1_000_000), to: &bytes)
         bytes.append(0x2e)

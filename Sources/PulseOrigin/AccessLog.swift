@@ -68,7 +68,7 @@ public final class AccessLog: Sendable {
             durationNanoseconds: exchange.durationNanoseconds, note: exchange.note, completed: exchange.completed)
         switch format {
         case .text: try? file.write(record.text(time: timestamp()))
-        case .json: try? file.write(record.json(timestamp: jsonClock.now(), resource: resource))
+        case .json: try? file.write(record.json(clock: jsonClock, resource: resource))
         }
     }
 
