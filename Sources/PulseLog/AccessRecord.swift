@@ -1,20 +1,13 @@
-/// What the access log says about one request, and its two line formats. Both are built from bytes, without
-/// `String` formatting: they run once per request.
+/// What the access log says about one request, as a JSON line (`--log-format json`; the text line stays
+/// AccessLog's, PulseOrigin, as it always was). Built from bytes into one buffer, without `String` formatting: it
+/// runs once per request.
 ///
-/// Text (the format the servers always wrote):
-///
-///     2026-11-29T17:20:01Z 127.0.0.1 GET /api/sync/asset/3f…9a 200 204800 0.412ms memory
-///
-/// time (UTC), client, method and target (bytes outside printable ASCII, space and backslash as \xHH, so nothing
-/// a client sends can move the cursor or fake a field on a terminal), status, body bytes, duration, note
-/// (`,aborted` appended when the client left early).
-///
-/// JSON (`LogLine`): `Body` is `<method> <path> <status>`; the attributes are OpenTelemetry's HTTP semantic
+/// `Body` is `<method> <path> <status>`; the attributes are OpenTelemetry's HTTP semantic
 /// conventions (`http.request.method`, `url.path`, `url.query`, `http.response.status_code`,
 /// `http.response.body.size`, `http.server.request.duration` in seconds, `client.address`) and `pulse.note`,
 /// with `pulse.aborted: true` when the client left early. `WARN` for a 5xx, `INFO` otherwise.
 ///
-/// Neither ever holds more of the request than its method and target: no header (so no `Authorization`, no
+/// Like the text line, it never holds more of the request than its method and target: no header (so no `Authorization`, no
 /// `X-Pulse-Device`), no body (so no code, token or key).
 public struct AccessRecord: Sendable {
     /// The client's IP address as text (`-` if unknown).
@@ -44,37 +37,6 @@ public struct AccessRecord: Sendable {
         self.durationNanoseconds = durationNanoseconds
         self.note = note
         self.completed = completed
-    }
-
-    /// The text line, with its newline; `time` is `YYYY-MM-DDTHH:MM:SSZ`.
-    public func text(time: [UInt8]) -> [UInt8] {
-        var line: [UInt8] = []
-        line.reserveCapacity(200 + target.count)
-        line += time
-        line.append(0x20)
-        line += client
-        line.append(0x20)
-        var method = method
-        method.withUTF8 { Self.appendEscaped($0, to: &line) }
-        line.append(0x20)
-        Self.appendEscaped(target, to: &line)
-        line.append(0x20)
-        LogLine.appendDecimal(status, to: &line)
-        line.append(0x20)
-        LogLine.appendDecimal(bodyBytes, to: &line)
-        line.append(0x20)
-        let micros = Int(durationNanoseconds / 1000)
-        LogLine.appendDecimal(micros / 1000, to: &line)
-        line.append(0x2e)
-        let fraction = micros % 1000
-        if fraction < 100 { line.append(0x30) }
-        if fraction < 10 { line.append(0x30) }
-        LogLine.appendDecimal(fraction, to: &line)
-        line += [0x6d, 0x73, 0x20]  // "ms "
-        line += note.utf8
-        if !completed { line += ",aborted".utf8 }
-        line.append(0x0a)
-        return line
     }
 
     /// The JSON line, with its newline, stamped now by `clock`.
@@ -123,21 +85,5 @@ public struct AccessRecord: Sendable {
         static let client = LogLine.Key("client.address")
         static let note = LogLine.Key("pulse.note")
         static let aborted = LogLine.Key("pulse.aborted")
-    }
-
-    private static func appendEscaped<Bytes: Collection<UInt8>>(_ bytes: Bytes, to line: inout [UInt8]) {
-        if bytes.isEmpty { line.append(0x2d); return }
-        if !bytes.contains(where: { $0 <= 0x20 || $0 >= 0x7f || $0 == 0x5c }) {  // the usual case: copy as is
-            line.append(contentsOf: bytes)
-            return
-        }
-        let digits: StaticString = "0123456789abcdef"
-        for byte in bytes {
-            if byte > 0x20 && byte < 0x7f && byte != 0x5c {
-                line.append(byte)
-            } else {
-                digits.withUTF8Buffer { hex in line += [0x5c, 0x78, hex[Int(byte >> 4)], hex[Int(byte & 0x0f)]] }
-            }
-        }
     }
 }

@@ -5,8 +5,7 @@ import PulseLog
 import PulseSystem
 import Synchronization
 
-/// One line per request, written with a single write(2) (so lines from threads never interleave), in the
-/// format of `--log-format` (`AccessRecord` builds both):
+/// One line per request, written with a single write(2) (so lines from threads never interleave):
 ///
 ///     2026-11-29T17:20:01Z 127.0.0.1 GET /api/sync/asset/3f…9a 200 204800 0.412ms memory
 ///
@@ -14,15 +13,15 @@ import Synchronization
 /// sends can move the cursor or fake a field on a terminal), status (0 when
 /// libmicrohttpd refused the request itself), body bytes, duration from request line to the end of sending,
 /// and the outcome (`memory`, `disk`, `verified`, `miss`, `corrupt`, … with `,aborted` if the client left).
-/// With `.json`, the same as one OpenTelemetry-named JSON object per line.
+/// Built from bytes, without `String` formatting: it runs once per request. With `--log-format json`, the same
+/// request as one OpenTelemetry-named JSON object per line instead (`AccessRecord`, PulseLog).
 public final class AccessLog: Sendable {
     private let file: File
     /// The file's path, to reopen it after log rotation (nil for standard output).
     private let path: String?
-    private let format: LogFormat
-    private let resource: LogResource
     private let clock = Mutex<(second: Int, text: [UInt8])>((0, []))
-    private let jsonClock = LogClock()
+    /// Where JSON lines come from (`service.name`, `service.version`); nil: text lines.
+    private let json: (resource: LogResource, clock: LogClock)?
 
     /// Logs to standard output.
     /// - Parameters:
@@ -44,8 +43,7 @@ public final class AccessLog: Sendable {
     private init(file: File, path: String? = nil, format: LogFormat, resource: LogResource) {
         self.file = file
         self.path = path
-        self.format = format
-        self.resource = resource
+        json = format == .json ? (resource, LogClock()) : nil
     }
 
     /// Opens the log file's path again (SIGUSR1, after logrotate moved the file away) and writes there from
@@ -63,12 +61,62 @@ public final class AccessLog: Sendable {
 
     /// Writes the line for `exchange`.
     public func record(_ exchange: HTTPExchange) {
-        let record = AccessRecord(
-            client: exchange.client, method: exchange.method, target: exchange.target, status: exchange.status, bodyBytes: exchange.bodyBytes,
-            durationNanoseconds: exchange.durationNanoseconds, note: exchange.note, completed: exchange.completed)
-        switch format {
-        case .text: try? file.write(record.text(time: timestamp()))
-        case .json: try? file.write(record.json(clock: jsonClock, resource: resource))
+        if let json {
+            let record = AccessRecord(
+                client: exchange.client, method: exchange.method, target: exchange.target, status: exchange.status,
+                bodyBytes: exchange.bodyBytes, durationNanoseconds: exchange.durationNanoseconds, note: exchange.note,
+                completed: exchange.completed)
+            try? file.write(record.json(clock: json.clock, resource: json.resource))
+            return
+        }
+        var line: [UInt8] = []
+        line.reserveCapacity(200 + exchange.target.count)
+        line += timestamp()
+        line.append(0x20)
+        line += exchange.client
+        line.append(0x20)
+        var method = exchange.method
+        method.withUTF8 { Self.appendEscaped($0, to: &line) }
+        line.append(0x20)
+        Self.appendEscaped(exchange.target, to: &line)
+        line.append(0x20)
+        Self.appendDecimal(exchange.status, to: &line)
+        line.append(0x20)
+        Self.appendDecimal(exchange.bodyBytes, to: &line)
+        line.append(0x20)
+        let micros = Int(exchange.durationNanoseconds / 1000)
+        Self.appendDecimal(micros / 1000, to: &line)
+        line.append(0x2e)
+        let fraction = micros % 1000
+        if fraction < 100 { line.append(0x30) }
+        if fraction < 10 { line.append(0x30) }
+        Self.appendDecimal(fraction, to: &line)
+        line += [0x6d, 0x73, 0x20]  // "ms "
+        line += exchange.note.utf8
+        if !exchange.completed { line += ",aborted".utf8 }
+        line.append(0x0a)
+        try? file.write(line)
+    }
+
+    private static func appendDecimal(_ value: Int, to line: inout [UInt8]) {
+        if value < 0 { line.append(0x2d); appendDecimal(-value, to: &line); return }
+        if value >= 10 { appendDecimal(value / 10, to: &line) }
+        line.append(0x30 + UInt8(value % 10))
+    }
+
+    private static func appendEscaped<Bytes: Collection<UInt8>>(_ bytes: Bytes, to line: inout [UInt8]) {
+        if bytes.isEmpty { line.append(0x2d); return }
+        if !bytes.contains(where: { $0 <= 0x20 || $0 >= 0x7f || $0 == 0x5c }) {  // the usual case: copy as is
+            line.append(contentsOf: bytes)
+            return
+        }
+        let digits: StaticString = "0123456789abcdef"
+        for byte in bytes {
+            if byte > 0x20 && byte < 0x7f && byte != 0x5c {
+                line.append(byte)
+            } else {
+                digits.withUTF8Buffer { hex in line += [0x5c, 0x78, hex[Int(byte >> 4)], hex[Int(byte & 0x0f)]] }
+            }
         }
     }
 
