@@ -119,20 +119,37 @@ import Testing
         }
     }
 
-    /// `--log-format bogus` is a usage error naming the allowed values, before anything starts.
-    @Test func anUnknownFormatIsAUsageError() throws {
+    /// Runs pulse-origin with `arguments` to its end: exit status and standard error's lines.
+    static func run(_ arguments: [String]) throws -> (status: Int32, lines: [String]) {
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("pulse-origin")
         let process = Process()
         process.executableURL = binary
-        process.arguments = ["--package", "/nonexistent", "--log-format", "bogus"]
+        process.arguments = arguments
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        #expect(process.terminationStatus == 64)
-        let lines = text.split(separator: "\n").map(String.init)
+        return (process.terminationStatus, text.split(separator: "\n").map(String.init))
+    }
+
+    /// A start-up error is one ERROR line as JSON, with the exit status of the text one.
+    @Test func aStartErrorIsOneJSONLine() throws {
+        let missing = "/nonexistent/\(UUID().uuidString)"
+        let text = try Self.run(["--package", missing])
+        #expect(text.status == 1 && text.lines == ["pulse-origin: error: package folder \(missing) does not exist"])
+        let json = try Self.run(["--package", missing, "--log-format", "json"])
+        #expect(json.status == 1 && json.lines.count == 1)
+        let line = try Self.object(try #require(json.lines.first))
+        #expect(line["SeverityText"] as? String == "ERROR" && line["SeverityNumber"] as? Int == 17)
+        #expect(line["Body"] as? String == "package folder \(missing) does not exist")
+    }
+
+    /// `--log-format bogus` is a usage error naming the allowed values, before anything starts.
+    @Test func anUnknownFormatIsAUsageError() throws {
+        let (status, lines) = try Self.run(["--package", "/nonexistent", "--log-format", "bogus"])
+        #expect(status == 64)
         #expect(lines.first == #"pulse-origin: error: --log-format must be text or json, got "bogus""#)
         #expect(lines.filter { $0.contains("error") }.count == 1)
     }
