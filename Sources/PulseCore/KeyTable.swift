@@ -21,13 +21,13 @@ public struct KeyTable: Codable, Equatable, Sendable {
 
     /// The package whose secret the keys come from. Tables written before package ids (pulse-package/1)
     /// have none.
-    public var packageId: String?
+    public var packageId: PackageID?
     public var sessionId: String
     public var deckVersion: Int
     public var packageVersion: String
     public var slides: [Slide]
 
-    public init(packageId: String? = nil, sessionId: String, deckVersion: Int, packageVersion: String, slides: [Slide]) {
+    public init(packageId: PackageID? = nil, sessionId: String, deckVersion: Int, packageVersion: String, slides: [Slide]) {
         self.packageId = packageId
         self.sessionId = sessionId
         self.deckVersion = deckVersion
@@ -48,7 +48,7 @@ extension KeyTable {
                 ]
             }),
         ]
-        if let packageId { fields["packageId"] = .string(packageId) }
+        if let packageId { fields["packageId"] = .string(packageId.hex) }
         return JSONValue.object(fields).prettyBytes
     }
 }

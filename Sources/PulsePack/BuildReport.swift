@@ -46,13 +46,13 @@ public struct BuildReport: Sendable {
     public var secret = ""
     public var secretCreated = false
     /// The package id, if this build moved a pulse-package/1 folder to the current layout.
-    public var migrated: String?
+    public var migrated: PackageID?
 
     public var json: JSONValue {
         .object([
             "package": .string(package),
             "secret": .string(secret), "secretCreated": .bool(secretCreated),
-            "migrated": migrated.map(JSONValue.string) ?? .null,
+            "migrated": migrated.map { .string($0.hex) } ?? .null,
             "seconds": .double((seconds * 1000).rounded() / 1000),
             "sessions": .array(sessions.map { session in
                 [

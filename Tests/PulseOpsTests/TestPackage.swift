@@ -8,7 +8,7 @@ import PulseStore
 /// named by packageVersion, a key table, the server index), indexes last.
 struct TestPackage {
     let root: URL
-    let packageId: String
+    let packageId: PackageID
     var package: PulsePackage { PulsePackage(root: root) }
 
     /// A fresh temp folder (removed by the caller with `cleanUp()`).
@@ -18,7 +18,7 @@ struct TestPackage {
         return url
     }
 
-    init(root: URL = TestPackage.temporaryFolder(), packageId: String = try! PackageId.random()) {
+    init(root: URL = TestPackage.temporaryFolder(), packageId: PackageID = try! PackageID.random()) {
         self.root = root
         self.packageId = packageId
     }

@@ -116,7 +116,7 @@ struct ManifestContractTests {
         let url = package.keyTableURL(sessionId: "keynote", deckVersion: 1)
         let raw = try JSONValue.parse(Data(contentsOf: url))
         #expect(Set(try #require(raw.objectValue).keys) == ["packageId", "sessionId", "deckVersion", "packageVersion", "slides"])
-        #expect(raw["packageId"]?.stringValue == index.packageId)
+        #expect(raw["packageId"]?.stringValue == index.packageId.hex)
         let slides = try #require(raw["slides"]?.arrayValue)
         #expect(slides.count == 14)
         for slide in slides {
