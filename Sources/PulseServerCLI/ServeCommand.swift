@@ -117,6 +117,9 @@ enum ServeCommand {
         let storage: any ServerStorage
         let certificateKeys: CertificateKeyring
         let stateName: String
+        // Held for the life of the process (the kernel drops it at exit): `restore` refuses the folder meanwhile.
+        var folderLock: FileLock?
+        defer { folderLock?.release() }
         if let database = try ServerCommand.databaseURL(arguments, console) {
             // PostgreSQL, shared with other instances: the device certificate keys live there too, so every
             // instance signs with the same key. A --data folder's key (a single box's, or one copied by hand) is
@@ -132,6 +135,7 @@ enum ServeCommand {
             stateName = "database \(postgres.configuration.redacted)"
         } else {
             let folder = try ServerCommand.dataFolder(arguments)
+            folderLock = try folder.lockForServing()
             storage = try folder.openStorage(connections: connections)
             certificateKeys = CertificateKeyring(try DeviceCertificateKey.loadOrCreate(in: folder))
             stateName = "data \(folder.url.path)"
