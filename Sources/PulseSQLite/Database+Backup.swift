@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
 import CSQLite
 import PulseSystem
 
@@ -90,7 +91,10 @@ extension Database {
     /// `PRAGMA integrity_check`: nil when the file is sound, else SQLite's first problems (at most `limit`).
     public func integrityProblems(limit: Int = 10) throws(SQLiteError) -> String? {
         let problems = try prepare("PRAGMA integrity_check(\(max(1, limit)))").rows { $0.optionalString(0) ?? "" }
-        return problems == ["ok"] ? nil : problems.joined(separator: "; ")
+        guard problems != ["ok"] else { return nil }
+        // One line: SQLite's rows may hold line breaks ("*** in database main ***\n On tree page …").
+        return problems.flatMap { $0.split(whereSeparator: \.isNewline) }.map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && !$0.hasPrefix("***") }.joined(separator: "; ")
     }
 
     /// `PRAGMA application_id`: the 32-bit number a file format built on SQLite sets in the header (offset 68).

@@ -58,7 +58,7 @@ enum BackupCommand {
     /// The state of a PostgreSQL server is backed up by PostgreSQL's own tools.
     private static func refusePostgres(_ arguments: Arguments, _ command: String) throws {
         if arguments[ServerCommand.databaseOption] != nil {
-            throw UsageError("\(command) works on a SQLite data folder; with PostgreSQL use pg_dump -Fc and pg_restore (docs/operations.md)")
+            throw UsageError("--database: \(command) works on a SQLite data folder (--data); with PostgreSQL use pg_dump -Fc and pg_restore (docs/operations.md)")
         }
     }
 
