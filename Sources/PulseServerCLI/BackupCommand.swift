@@ -11,6 +11,9 @@ enum BackupCommand {
     static let to = Option.value("to", "<file>", help: "The backup file to write (replaced whole, only once the new one is checked).")
         .required("missing --to <file>")
     static let from = Option.value("from", "<file>", help: "A file made by pulse-server backup.").required("missing --from <file>")
+    /// Declared only to refuse it with the right advice.
+    static let database = Option.value(
+        "database", "<url>", help: "Refused: the state of a server on PostgreSQL is backed up with pg_dump -Fc and pg_restore (docs/operations.md).")
     static let replace = Option.flag("replace", help: "Overwrite a data folder that holds a database or certificate key (what it holds is lost).")
 
     static func backup(console: Console) -> Command {
@@ -29,7 +32,7 @@ enum BackupCommand {
                 "pulse-server backup --data /var/lib/pulse --to /var/backups/pulse/pulse-$(date +%F-%H%M).backup",
                 "pulse-server backup --data /var/lib/pulse --to /var/backups/pulse/latest.backup --json",
             ],
-            options: [data, to, ServerCommand.databaseOption, ServerCommand.jsonOption],
+            options: [data, to, database, ServerCommand.jsonOption],
             validate: { arguments in try refusePostgres(arguments, "backup") },
             run: { arguments in try runBackup(arguments, console: console) })
     }
@@ -50,14 +53,14 @@ enum BackupCommand {
                 "pulse-server restore --from /var/backups/pulse/latest.backup --data /var/lib/pulse",
                 "systemctl stop pulse-server && pulse-server restore --from latest.backup --data /var/lib/pulse --replace",
             ],
-            options: [from, data, replace, ServerCommand.databaseOption, ServerCommand.jsonOption],
+            options: [from, data, replace, database, ServerCommand.jsonOption],
             validate: { arguments in try refusePostgres(arguments, "restore") },
             run: { arguments in try runRestore(arguments, console: console) })
     }
 
     /// The state of a PostgreSQL server is backed up by PostgreSQL's own tools.
     private static func refusePostgres(_ arguments: Arguments, _ command: String) throws {
-        if arguments[ServerCommand.databaseOption] != nil {
+        if arguments[database] != nil {
             throw UsageError("--database: \(command) works on a SQLite data folder (--data); with PostgreSQL use pg_dump -Fc and pg_restore (docs/operations.md)")
         }
     }
