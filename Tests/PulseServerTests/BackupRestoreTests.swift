@@ -216,6 +216,30 @@ import Testing
         #expect(try server.client().signed("GET", "/api/sync/keys?session=talk", by: late, at: now).status == 404)
     }
 
+    /// A serve started while a restore holds the folder refuses to start (one line, exit 1) instead of opening
+    /// files about to be replaced; it starts once the lock is let go. backup --json prints its fields.
+    @Test func aServeStartedDuringARestoreWaitsForIt() throws {
+        let folder = try TestFolder()
+        let data = folder.url.appendingPathComponent("data").path
+        let dataFolder = try DataFolder.prepare(data)
+        try TestContent.seed(try dataFolder.openStorage(connections: 2), "talk", state: .live)
+        let file = folder.url.appendingPathComponent("b.backup").path
+        let json = try Self.tool(["backup", "--data", data, "--to", file, "--json"])
+        #expect(json.code == 0, "\(json.text)")
+        let fields = try JSONValue.parse(Data(json.out.joined().utf8))
+        #expect(fields["sessions"] == 1 && fields["schemaVersion"]?.intValue == SQLiteStorage.schemaVersion && fields["file"]?.stringValue == file)
+
+        let held = try #require(try dataFolder.lock(.exclusive))  // as restore holds it
+        let refused = try ServerProcess(data: data, ["--access-log", "off"], waitForStart: false)
+        #expect(refused.waitForExit(within: 10) == 1)
+        #expect(refused.errorLines.contains { $0.hasPrefix("pulse-server: error: \(data) is being restored") }, "\(refused.errorLines)")
+        held.release()
+        let server = try ServerProcess(data: data, ["--access-log", "off"])
+        #expect(try server.client().request("GET", "/healthz").status == 200)
+        // …and a server holding it shared keeps restore out, also when the restore runs in this process.
+        #expect(try dataFolder.lock(.exclusive) == nil)
+    }
+
     /// Bad inputs: one clear line each, a non-zero exit, and nothing that was there is damaged.
     @Test func badInputsAreOneLineAndDamageNothing() throws {
         let folder = try TestFolder()
