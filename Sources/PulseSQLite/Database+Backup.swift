@@ -18,8 +18,9 @@ extension Database {
     /// destination or source is locked, so the processes serving from the database are not starved.
     ///
     /// `path` must not exist: it is created with permission `mode` (before SQLite opens it, so its journal
-    /// gets the same mode). The copy uses a rollback journal (`journal_mode=DELETE`), so it is one file.
-    /// On any failure the file is removed.
+    /// gets the same mode). It is written without a journal or fsyncs (a crash leaves a file to throw away,
+    /// never one taken for whole: the caller fsyncs the finished copy before it renames it into place), and left in
+    /// rollback-journal mode (`journal_mode=DELETE`), so it is one file. On any failure the file is removed.
     /// - Returns: the pages copied.
     /// - Throws: `SQLiteError` (`backup …`): SQLite's error of the failed step, or `unable to open` for `path`.
     @discardableResult
@@ -34,6 +35,9 @@ extension Database {
             var options = Options()
             options.writeAheadLog = false
             let destination = try Database(path: path, options: options)
+            // The copy is a new file no one else reads until it is finished, checked and fsynced by the caller:
+            // no journal and no fsync per step (a journal plus two fsyncs a step made a 140 MB copy 3× slower).
+            try destination.execute("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF")
             let pages: Int
             if isInTransaction {
                 pages = try copy(into: destination, pagesPerStep: pagesPerStep, patience: seconds)

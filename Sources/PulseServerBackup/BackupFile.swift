@@ -60,6 +60,13 @@ public struct BackupFile: Sendable {
         }
     }
 
+    /// The same file under its new name (after a rename).
+    func renamed(_ newPath: String) -> BackupFile {
+        BackupFile(
+            path: newPath, schemaVersion: schemaVersion, createdAt: createdAt, source: source, devices: devices, sessions: sessions,
+            diagSamples: diagSamples, bytes: bytes, hasCertificateKey: hasCertificateKey)
+    }
+
     /// The `pulse_backup` row and the counts, checked.
     private static func read(_ database: Database, path: String, bytes: Int, action: String) throws -> BackupFile {
         let hasTable = try database.scalarInteger("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?", [.text(table)]) == 1

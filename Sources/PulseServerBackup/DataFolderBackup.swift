@@ -56,7 +56,7 @@ public enum DataFolderBackup {
         } catch let error as SQLiteError {
             throw ServerError(.storage, "backup: \(target): \(error)")
         }
-        _ = try BackupFile.inspect(temp, action: "backup")
+        let checked = try BackupFile.inspect(temp, action: "backup")
         do throws(PathError) {
             try TempFile(adopting: File.open(temp, .readWrite)).finish(mode: 0o600)
             try FileSystem.rename(temp, to: target)
@@ -65,8 +65,7 @@ public enum DataFolderBackup {
         } catch {
             throw ServerError(.storage, "backup: \(error)")
         }
-        let written = try BackupFile.inspect(target, action: "backup")
-        return written
+        return checked.renamed(target)
     }
 
     /// Connection options for a file of its own: no WAL (a rollback journal, deleted at each commit).
