@@ -58,7 +58,8 @@ enum ServeCommand {
                 it short) stop accepting, end event streams cleanly, finish requests in flight and queued writes, exit 0. SIGHUP: reopen the access log and re-read the public index. SIGUSR1: reopen
                 the access log. With --database (or PULSE_DATABASE_URL) the state and the device certificate keys live in
                 PostgreSQL, shared by every instance behind a load balancer; --data is then optional (a key found there is
-                adopted into the database). See docs/server.md.
+                adopted into the database). With a data folder it holds DIR/pulse-server.lock shared while it runs, so
+                pulse-server restore refuses the folder meanwhile. See docs/server.md.
                 """,
             options: [
                 ServerCommand.dataOption, ServerCommand.databaseOption,

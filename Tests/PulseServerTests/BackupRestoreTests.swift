@@ -157,6 +157,13 @@ import Testing
         // …and no more than the database held once the backup had finished.
         #expect(restored.devices.isSubset(of: afterLoad.devices) && restored.samples.isSubset(of: afterLoad.samples))
         #expect(!FileManager.default.fileExists(atPath: fresh + "/pulse-server.sqlite-wal"))
+        // The key is back in its file, 0600, and no copy of it stayed in the database's freed pages.
+        let pem = try String(contentsOfFile: data + "/device-cert-key.pem", encoding: .utf8)
+        #expect(try String(contentsOfFile: fresh + "/device-cert-key.pem", encoding: .utf8) == pem)
+        #expect((try FileManager.default.attributesOfItem(atPath: fresh + "/device-cert-key.pem")[.posixPermissions] as? Int) == 0o600)
+        let body = try #require(pem.split(separator: "\n").first { !$0.hasPrefix("-----") })
+        #expect(try Data(contentsOf: URL(fileURLWithPath: backupFile)).range(of: Data(body.utf8)) != nil)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: fresh + "/pulse-server.sqlite")).range(of: Data(body.utf8)) == nil)
         #expect(try Database(path: fresh + "/pulse-server.sqlite", flags: [.readOnly]).applicationID() == 0)
         #expect(try Database(path: fresh + "/pulse-server.sqlite", flags: [.readOnly])
             .scalarInteger("SELECT count(*) FROM sqlite_schema WHERE name = 'pulse_backup'") == 0)
