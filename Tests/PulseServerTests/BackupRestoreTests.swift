@@ -8,6 +8,7 @@ import Synchronization
 import Testing
 @testable import PulseServer
 @testable import PulseServerStorage
+import PulseServerBackup
 
 /// `pulse-server backup` and `restore` (issue 19, item 6) on the real executable.
 @Suite(.serialized) struct BackupRestoreTests {
@@ -245,6 +246,50 @@ import Testing
         #expect(try server.client().request("GET", "/healthz").status == 200)
         // …and a server holding it shared keeps restore out, also when the restore runs in this process.
         #expect(try dataFolder.lock(.exclusive) == nil)
+    }
+
+    /// `kill -9` in the middle of a backup leaves the previous backup whole (still restorable) and the data folder
+    /// untouched; at most a `.tmp-*` file is left beside the target.
+    @Test func aBackupKilledMidwayLeavesThePreviousOneWhole() throws {
+        let folder = try TestFolder()
+        let data = folder.url.appendingPathComponent("data").path
+        let dataFolder = try DataFolder.prepare(data)
+        try TestContent.seed(try dataFolder.openStorage(connections: 2), "talk", state: .live)
+        do {
+            // Some 60 MB of samples (foreign keys off: no devices needed), so the copy takes a while.
+            var options = Database.Options()
+            options.foreignKeys = false
+            let database = try Database(path: dataFolder.databasePath, options: options)
+            try database.execute("""
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200000)
+                INSERT INTO diag_samples (session_id, device_id, received_at, build, platform, connection)
+                SELECT 'talk', hex(randomblob(16)), i, '1.0.0', 'ios', hex(randomblob(100)) FROM n
+                """)
+        }
+        let file = folder.url.appendingPathComponent("b.backup").path
+        #expect(try Self.tool(["backup", "--data", data, "--to", file]).code == 0)
+        let previous = try Data(contentsOf: URL(fileURLWithPath: file))
+
+        for delay in [0.05, 0.3, 0.8] {
+            let process = Process()
+            process.executableURL = ServerProcess.binary
+            process.arguments = ["backup", "--data", data, "--to", file]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            Thread.sleep(forTimeInterval: delay)
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let now = try Data(contentsOf: URL(fileURLWithPath: file))
+            // Killed before the rename: the old file; after it: a whole new one. Never anything in between.
+            if now != previous { #expect(try BackupFile.inspect(file).diagSamples == 200_000, "killed after \(delay) s") }
+        }
+        // The kills did land mid-copy: their temp files are there (a later backup does not clean them; rm .tmp-*).
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.hasPrefix(".tmp-b.backup-") }
+        #expect(!leftovers.isEmpty, "no kill landed inside a backup")
+        #expect(try Database(path: dataFolder.databasePath, flags: [.readOnly]).integrityProblems() == nil)
+        let restored = try Self.tool(["restore", "--from", file, "--data", folder.url.appendingPathComponent("restored").path])
+        #expect(restored.code == 0 && restored.out.first?.contains("200000 diagnostic samples") == true, "\(restored.text)")
     }
 
     /// Bad inputs: one clear line each, a non-zero exit, and nothing that was there is damaged.
