@@ -211,7 +211,7 @@ final class BuildJournal {
     let package: PulsePackage
     private var files: [URL] = []
     /// Blobs this build added (committed with the batch, so not yet named by any manifest).
-    var blobs: [String] = []
+    var blobs: [Digest] = []
     /// Key tables written beside their table, to take its place after the commit.
     var pendingKeyTables: [URL] = []
     /// The public index before this build replaced it: restored if the server index cannot be written.

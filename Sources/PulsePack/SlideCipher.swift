@@ -47,14 +47,14 @@ public struct SlideCipher: Sendable {
     public func seal(_ plaintext: some ContiguousBytes) throws -> SealedSlide {
         let (key, nonce) = try keyAndNonce(plaintextHash: SHA256.hash(plaintext))
         let ciphertext = try AES256GCM.seal(plaintext, key: key, nonce: nonce)
-        return SealedSlide(ciphertext: ciphertext, assetHash: SHA256.hex(ciphertext), key: key, nonce: nonce)
+        return SealedSlide(ciphertext: ciphertext, assetHash: Digest(of: ciphertext), key: key, nonce: nonce)
     }
 }
 
 /// One encrypted slide: the blob, its name and the key material the key server will release.
 public struct SealedSlide: Sendable {
     public let ciphertext: [UInt8]
-    public let assetHash: String
+    public let assetHash: Digest
     public let key: SecretBytes
     public let nonce: SecretBytes
 }

@@ -111,7 +111,7 @@ struct JSONParserTests {
 
     @Test func decodesCodableTypesThroughTheStrictParser() throws {
         let table = KeyTable(packageId: "p", sessionId: "s", deckVersion: 3, packageVersion: "v",
-                             slides: [.init(n: 0, assetHash: "h", keyB64: "k", nonceB64: "n")])
+                             slides: [.init(n: 0, assetHash: Digest(of: [UInt8]("slide".utf8)), keyB64: "k", nonceB64: "n")])
         #expect(try JSONValue.decode(KeyTable.self, from: table.fileBytes) == table)
         let noId = #"{"sessionId": "s", "deckVersion": 1, "packageVersion": "v", "slides": []}"#
         #expect(try JSONValue.decode(KeyTable.self, from: Array(noId.utf8)).packageId == nil)

@@ -63,7 +63,7 @@ struct SessionBindingTests {
         #expect(sealed.key.isEqual(to: Array(material[0..<32])))
         #expect(sealed.nonce.isEqual(to: Array(material[32..<44])))
         #expect(try AES256GCM.open(sealed.ciphertext, key: Array(material[0..<32]), nonce: Array(material[32..<44])) == plaintext)
-        #expect(sealed.assetHash == SHA256.hex(sealed.ciphertext))
+        #expect(sealed.assetHash == Digest(of: sealed.ciphertext))
         // Length prefixes keep the fields apart: ("ab", "c…") and ("abc", "…") never meet.
         #expect(SlideCipher.lengthPrefixed(Array("ab".utf8)) == [0, 0, 0, 2, 0x61, 0x62])
     }
