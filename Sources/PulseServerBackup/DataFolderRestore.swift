@@ -48,7 +48,7 @@ public enum DataFolderRestore {
         defer {
             if !installed { for leftover in [database, database + "-journal", keyPath] { _ = try? FileSystem.removeIfPresent(leftover) } }
         }
-        var key = try stageDatabase(from: backup, at: database) ?? []
+        var key = try stageDatabase(from: backup, at: database, replacing: occupied) ?? []
         defer { SecretBytes.wipe(&key) }
         do throws(PathError) {
             if !key.isEmpty { try TempFile.create(keyPath, with: key, mode: 0o600).finish() }
@@ -93,7 +93,7 @@ public enum DataFolderRestore {
 
     /// Copies the backup's database to `temp` (0600), drops its label, checks and fsyncs it.
     /// - Returns: the certificate key it carried (PEM), if any; the caller wipes it.
-    private static func stageDatabase(from backup: BackupFile, at temp: String) throws -> [UInt8]? {
+    private static func stageDatabase(from backup: BackupFile, at temp: String, replacing: Bool) throws -> [UInt8]? {
         var key: [UInt8] = []
         do {
             let source = try Database(path: backup.path, flags: [.readOnly, .noMutex, .noFollow])
@@ -104,6 +104,13 @@ public enum DataFolderRestore {
             key = try copy.transaction { copy in
                 let key = try BackupFile.certificateKey(copy)
                 try copy.execute("DROP TABLE \(BackupFile.table)")
+                // The restore goes in the restored audit log (a backup older than the log gets it at its upgrade).
+                if try copy.scalarInteger("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'audit'") == 1 {
+                    let detail = "made \(TimeText.iso(backup.createdAt)) from \(backup.source)" + (replacing ? "; replaced what the folder held" : "")
+                    let actor = AuditActor.cli(user: SystemUser.name(environment: ProcessInfo.processInfo.environment))
+                    try SQLiteStorage.appendAudit(
+                        [AuditEntry(at: TimeText.now(), actor: actor, action: .restore, target: backup.path, detail: detail)], on: copy)
+                }
                 return key ?? []
             }
             try copy.setApplicationID(0)

@@ -166,6 +166,9 @@ import PulseServerBackup
         #expect(try Data(contentsOf: URL(fileURLWithPath: backupFile)).range(of: Data(body.utf8)) != nil)
         #expect(try Data(contentsOf: URL(fileURLWithPath: fresh + "/pulse-server.sqlite")).range(of: Data(body.utf8)) == nil)
         #expect(try Database(path: fresh + "/pulse-server.sqlite", flags: [.readOnly]).applicationID() == 0)
+        // The restore is the restored audit log's last row.
+        let audit = try DataFolder.existing(fresh).openStorage(connections: 1).auditEntries(after: 0, since: nil, limit: 10_000)
+        #expect(audit.last?.entry.action == .restore && audit.last?.entry.target == backupFile && audit.last?.entry.actor.kind == .cli)
         #expect(try Database(path: fresh + "/pulse-server.sqlite", flags: [.readOnly])
             .scalarInteger("SELECT count(*) FROM sqlite_schema WHERE name = 'pulse_backup'") == 0)
 
