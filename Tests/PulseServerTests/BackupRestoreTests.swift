@@ -243,7 +243,7 @@ import PulseServerBackup
         let held = try #require(try dataFolder.lock(.exclusive))  // as restore holds it
         let refused = try ServerProcess(data: data, ["--access-log", "off"], waitForStart: false)
         #expect(refused.waitForExit(within: 10) == 1)
-        #expect(refused.errorLines.contains { $0.hasPrefix("pulse-server: error: \(data) is being restored") }, "\(refused.errorLines)")
+        #expect(refused.waitForLine("pulse-server: error: \(data) is being restored"), "\(refused.errorLines)")
         held.release()
         let server = try ServerProcess(data: data, ["--access-log", "off"])
         #expect(try server.client().request("GET", "/healthz").status == 200)
