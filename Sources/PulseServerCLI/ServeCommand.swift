@@ -2,6 +2,7 @@ import Foundation
 import PulseCommandLine
 import PulseServer
 import PulseHTTPServer
+import PulseLog
 import PulseOrigin
 import PulseServerStorage
 import PulseSyncAPI
@@ -16,6 +17,9 @@ enum ServeCommand {
         "trusted-proxy", "<cidr>", help: "A proxy whose X-Forwarded-For is believed, e.g. 10.0.0.5 or 10.0.0.0/24; may be repeated."
     ) { text in try IPNetwork(parsing: text) }
     static let accessLog = Option.value("access-log", "<path>", help: "Access log file, '-' for standard output (default), 'off' for none.")
+    static let logFormat = Option.value(
+        "log-format", "<text|json>", help: "The access log's and standard error's lines: text (default) or json (one OpenTelemetry-named object per line).",
+        mustBe: LogFormat.allowed, parse: { LogFormat(rawValue: $0) })
     static let threads = Option.int("threads", "<n>", in: 1...256, help: "Server threads, each with an epoll loop (default: one per core).")
     static let maxConnections = Option.int(
         "max-connections", "<n>", in: 1...1_000_000,
@@ -63,7 +67,7 @@ enum ServeCommand {
                 """,
             options: [
                 ServerCommand.dataOption, ServerCommand.databaseOption,
-                listen, publicPackage, trustedProxy, accessLog, threads, maxConnections, maxConnectionsPerIP, idleTimeout, headerTimeout,
+                listen, publicPackage, trustedProxy, accessLog, logFormat, threads, maxConnections, maxConnectionsPerIP, idleTimeout, headerTimeout,
                 enrollRate, enrollBurst, tokenEnrollRate, tokenEnrollBurst, tokenMaxStreams, drainDelay, shutdownTimeout,
             ],
             validate: { arguments in try ServerCommand.checkStorageGiven(arguments, console) },
@@ -75,6 +79,7 @@ enum ServeCommand {
         var sync = SyncConfiguration()
         var publicPackage: String?
         var accessLog = "-"
+        var logFormat = LogFormat.text
         var drain = 10.0
         var drainDelay = 0.0
     }
@@ -105,12 +110,24 @@ enum ServeCommand {
         settings.sync.trustedProxies = arguments[Self.trustedProxy]
         settings.publicPackage = arguments[Self.publicPackage]
         settings.accessLog = arguments[Self.accessLog] ?? "-"
+        settings.logFormat = arguments[Self.logFormat] ?? .text
         return settings
     }
 
     static func run(_ arguments: Arguments, console: Console) throws -> Int32 {
         try ServerCommand.checkStorageGiven(arguments, console)
         let settings = try settings(arguments)
+        let events = EventLog(service: "pulse-server", version: ToolVersion.current, format: settings.logFormat) { console.err($0) }
+        do {
+            return try serve(arguments, settings, console: console, events: events)
+        } catch let error where settings.logFormat == .json && !(error is UsageError) {
+            // As text, the error handler of `main` writes the error line; as JSON, it is one more event.
+            events.error("\(error)")
+            return ServerCommand.exitCode(for: error)
+        }
+    }
+
+    private static func serve(_ arguments: Arguments, _ settings: Settings, console: Console, events: EventLog) throws -> Int32 {
         // Before any thread exists, so that every thread inherits the mask and the signals reach only the
         // loop below.
         ServerSignals.block()
@@ -128,7 +145,7 @@ enum ServeCommand {
             let folder = try arguments[ServerCommand.dataOption].map { _ in try ServerCommand.dataFolder(arguments) }
             let postgres = try PostgresStorage(url: database, connections: connections)
             if postgres.schemaVersions.found != postgres.schemaVersions.now {
-                console.err("pulse-server: migrated the database schema from version \(postgres.schemaVersions.found) to \(postgres.schemaVersions.now)")
+                events.info("migrated the database schema from version \(postgres.schemaVersions.found) to \(postgres.schemaVersions.now)")
             }
             _ = try postgres.prepareCertificateKeys(adopting: try folder.flatMap(DeviceCertificateKey.existing), at: TimeText.now())
             certificateKeys = try CertificateKeyring(loading: { try postgres.certificateKeys() })
@@ -141,19 +158,20 @@ enum ServeCommand {
             certificateKeys = CertificateKeyring(try DeviceCertificateKey.loadOrCreate(in: folder))
             stateName = "data \(folder.url.path)"
         }
+        let resource = LogResource(serviceName: "pulse-server", serviceVersion: ToolVersion.current)
         let accessLog: AccessLog? = switch settings.accessLog {
         case "off": nil
-        case "-": .standardOutput()
-        default: try .file(settings.accessLog)
+        case "-": .standardOutput(format: settings.logFormat, resource: resource)
+        default: try .file(settings.accessLog, format: settings.logFormat, resource: resource)
         }
         var origin: Origin?
         if let path = settings.publicPackage {
-            origin = try Origin(configuration: OriginConfiguration(packageRoot: URL(fileURLWithPath: path)), accessLog: nil, alarm: SyncServer.standardError)
+            origin = try Origin(configuration: OriginConfiguration(packageRoot: URL(fileURLWithPath: path)), accessLog: nil, alarm: events.alarm)
         }
-        let sync = SyncServer(storage: storage, certificateKeys: certificateKeys, configuration: settings.sync, origin: origin, accessLog: accessLog)
+        let sync = SyncServer(storage: storage, certificateKeys: certificateKeys, configuration: settings.sync, origin: origin, accessLog: accessLog, alarm: events.alarm)
         sync.start()
         let server = try HTTPServer(configuration: settings.server, responder: sync)
-        console.err("pulse-server: serving on http://\(server.boundAddress) (\(stateName), \(settings.server.threads) threads, "
+        events.info("serving on http://\(server.boundAddress) (\(stateName), \(settings.server.threads) threads, "
             + "pid \(SystemProcess.currentID)\(settings.publicPackage.map { ", public part of \($0)" } ?? ""))")
         let serviceManager = ServiceManager.current
         serviceManager.ready(status: "serving on http://\(server.boundAddress)")
@@ -165,31 +183,33 @@ enum ServeCommand {
                 serviceManager.reloading()
                 var note = accessLog?.reopen() ?? "no access log to reopen"
                 if let origin { note += "; " + origin.reloadIndex() }
-                console.err("pulse-server: \(name): \(note)")
+                events.info("\(name): \(note)", ["pulse.signal": name])
                 serviceManager.ready(status: "serving on http://\(server.boundAddress); \(name): \(note)")
             case SIGUSR1:
-                console.err("pulse-server: \(name): \(accessLog?.reopen() ?? "no access log to reopen")")
+                events.info("\(name): \(accessLog?.reopen() ?? "no access log to reopen")", ["pulse.signal": name])
             case _ where ServerSignals.isTermination(signal):
                 serviceManager.stopping(status: "\(name): draining, then stopping")
-                sync.sync.readiness.drain(for: settings.drainDelay) { console.err("pulse-server: \(name): \($0)") }
-                console.err("pulse-server: \(name): closing \(sync.openStreams) event streams, finishing \(server.requestsInFlight) requests in flight, then stopping")
-                stopWithin(seconds: settings.drain + 10, console: console)
+                sync.sync.readiness.drain(for: settings.drainDelay) { events.info("\(name): \($0)", ["pulse.signal": name]) }
+                events.info(
+                    "\(name): closing \(sync.openStreams) event streams, finishing \(server.requestsInFlight) requests in flight, then stopping",
+                    ["pulse.signal": name])
+                stopWithin(seconds: settings.drain + 10, events: events)
                 server.shutdown(drainSeconds: settings.drain)
                 sync.stop(drainSeconds: settings.drain)
-                console.err("pulse-server: stopped")
+                events.info("stopped")
                 return ExitCode.success
             default:
-                console.err("pulse-server: \(name): ignored")
+                events.info("\(name): ignored", ["pulse.signal": name])
             }
         }
     }
 
     /// If the stop has not finished `seconds` after it began (a thread stuck in a system call), say so and
     /// exit anyway: a stop request is never ignored.
-    private static func stopWithin(seconds: Double, console: Console) {
+    private static func stopWithin(seconds: Double, events: EventLog) {
         let watchdog = Thread {
             Thread.sleep(forTimeInterval: seconds)
-            console.err("pulse-server: error: still not stopped \(Int(seconds)) s after the signal; exiting now")
+            events.error("still not stopped \(Int(seconds)) s after the signal; exiting now")
             SystemProcess.exitImmediately(1)
         }
         watchdog.start()
