@@ -73,12 +73,14 @@ let package = Package(
             "PulseServerStorage", "PulseSyncAPI", "PulseStaffAPI", "PulseSQLite", "PulsePostgres", "PulseCore", "PulseCrypto", "PulseStore", "PulseAge",
             "PulseHTTPServer", "PulseOrigin", "PulseSystem",
         ]),
+        // pulse-server backup and restore: an online copy of a data folder (SQLite's backup API), checked, put back.
+        target("PulseServerBackup", ["PulseServer", "PulseServerStorage", "PulseSQLite", "PulseCrypto", "PulseSystem"]),
         // The reference app client (an app could embed it; the key behind `DeviceKey`), and the contract suite.
         target("PulseDevice", ["PulseCrypto", "PulseCore", "PulseStore", "PulseSystem"]),
         target("PulseConformance", ["PulseDevice", "PulseCrypto", "PulseCore", "PulseSystem"]),
         // The command lines, one module per tool (restic's cmd/ apart from internal/): options, help, output.
         target("PulseServerCLI", [
-            "PulseServer", "PulseServerStorage", "PulseSyncAPI", "PulseStaffAPI", "PulseAge", "PulseCore", "PulseHTTPServer", "PulseOrigin", "PulsePostgres",
+            "PulseServer", "PulseServerBackup", "PulseServerStorage", "PulseSyncAPI", "PulseStaffAPI", "PulseAge", "PulseCore", "PulseHTTPServer", "PulseOrigin", "PulsePostgres",
             "PulseCommandLine", "PulseLog", "PulseSystem",
         ]),
         target("PulseConformanceCLI", ["PulseConformance", "PulseDevice", "PulseCore", "PulseCommandLine"]),
@@ -117,7 +119,7 @@ let package = Package(
         testTarget("PulseSQLiteTests", ["PulseSQLite"]),
         testTarget("PulsePostgresTests", ["PulsePostgres", "PulsePostgresTesting"]),
         testTarget("PulseServerTests", [
-            "PulseServer", "PulseServerCLI", "PulseServerStorage", "PulseSyncAPI", "PulseStaffAPI", "PulseSQLite", "PulseCore", "PulseCrypto", "PulseAge",
+            "PulseServer", "PulseServerBackup", "PulseServerCLI", "PulseServerStorage", "PulseSyncAPI", "PulseStaffAPI", "PulseSQLite", "PulseCore", "PulseCrypto", "PulseAge",
             "PulseCommandLine", "PulsePack", "PulseStore", "PulseHTTPServer", "PulsePostgres", "PulsePostgresTesting", "PulseSystem", "PulseSystemTesting", "SyncTestSupport",
             "PulseLog",
         ]),

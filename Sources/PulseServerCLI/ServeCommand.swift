@@ -62,7 +62,8 @@ enum ServeCommand {
                 it short) stop accepting, end event streams cleanly, finish requests in flight and queued writes, exit 0. SIGHUP: reopen the access log and re-read the public index. SIGUSR1: reopen
                 the access log. With --database (or PULSE_DATABASE_URL) the state and the device certificate keys live in
                 PostgreSQL, shared by every instance behind a load balancer; --data is then optional (a key found there is
-                adopted into the database). See docs/server.md.
+                adopted into the database). With a data folder it holds DIR/pulse-server.lock shared while it runs, so
+                pulse-server restore refuses the folder meanwhile. See docs/server.md.
                 """,
             options: [
                 ServerCommand.dataOption, ServerCommand.databaseOption,
@@ -134,6 +135,9 @@ enum ServeCommand {
         let storage: any ServerStorage
         let certificateKeys: CertificateKeyring
         let stateName: String
+        // Held for the life of the process (the kernel drops it at exit): `restore` refuses the folder meanwhile.
+        var folderLock: FileLock?
+        defer { folderLock?.release() }
         if let database = try ServerCommand.databaseURL(arguments, console) {
             // PostgreSQL, shared with other instances: the device certificate keys live there too, so every
             // instance signs with the same key. A --data folder's key (a single box's, or one copied by hand) is
@@ -149,6 +153,7 @@ enum ServeCommand {
             stateName = "database \(postgres.configuration.redacted)"
         } else {
             let folder = try ServerCommand.dataFolder(arguments)
+            folderLock = try folder.lockForServing()
             storage = try folder.openStorage(connections: connections)
             certificateKeys = CertificateKeyring(try DeviceCertificateKey.loadOrCreate(in: folder))
             stateName = "data \(folder.url.path)"

@@ -107,6 +107,8 @@ public enum AuditAction: String, CaseIterable, Sendable {
     case sessionSet = "session.set"
     case sessionAdvance = "session.advance"
     case `import` = "import"
+    /// `pulse-server restore`: the database replaced by a backup's (recorded in the restored log; target: the file).
+    case restore = "restore"
 }
 
 /// How an action ended: done, refused (and why: `bad-input`, `not-found`, `conflict`), or failed.

@@ -4,7 +4,9 @@ extension SQLiteStorage {
     static let auditColumns = "id, at, actor_kind, actor_id, role, action, target, detail, client_address, result"
 
     /// Appends `entries` inside the caller's write transaction (no generation bump: no cache holds them).
-    static func appendAudit(_ entries: [AuditEntry], on db: Database) throws {
+    /// Appends `entries` on `db`, inside the caller's transaction (also on a database file no storage has open:
+    /// the restore's staged copy).
+    public static func appendAudit(_ entries: [AuditEntry], on db: Database) throws {
         for entry in entries {
             try db.cached("""
                 INSERT INTO audit (at, actor_kind, actor_id, role, action, target, detail, client_address, result)
