@@ -59,10 +59,11 @@ let package = Package(
         target("PulseStore", ["PulseCore", "PulseCrypto", "PulseSystem"]),
         target("PulseCommandLine", ["PulseCore", "PulseSystem"]),  // declared commands, typed options, one console and progress bar for every tool
         target("PulseHTML", ["PulseQR"]),  // the typed HTML/SVG builder (and QR codes as SVG nodes): text escaped by construction (docs/building-blocks.md)
+        target("PulseLog", ["PulseCore"]),  // both servers' log lines, text or OpenTelemetry-named JSON (--log-format)
         target("PulseMetrics", []),  // Prometheus registry: lock-free counters, gauges, histograms; /proc/self
         target("PulseAge", ["PulseCrypto"]),  // the age file format (sealed key tables are PulsePack's)
         target("PulseOps", ["PulseCore", "PulseStore", "PulseCrypto", "PulseSystem"]),
-        target("PulseOrigin", ["PulseHTTPServer", "PulseStore", "PulseCore", "PulseCrypto", "PulseSystem"]),
+        target("PulseOrigin", ["PulseHTTPServer", "PulseLog", "PulseStore", "PulseCore", "PulseCrypto", "PulseSystem"]),
         target("PulsePack", ["PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseImage", "PulseAge", "PulseSystem"]),
         // pulse-server: storage (records, SQLite and PostgreSQL backends), then the responders, then the composition.
         target("PulseServerStorage", ["PulseSQLite", "PulsePostgres", "PulseCore", "PulseCrypto", "PulseStore", "PulseSystem"]),
@@ -75,18 +76,20 @@ let package = Package(
         // Metrics apart from the routes they count (--metrics-listen): the listener, both servers' request families, the origin's.
         target("PulseObservability", ["PulseMetrics", "PulseHTTPServer", "PulseOrigin"]),
         target("PulseServerMetrics", ["PulseObservability", "PulseMetrics", "PulseHTTPServer", "PulseSyncAPI", "PulseServerStorage"]),
+        // pulse-server backup and restore: an online copy of a data folder (SQLite's backup API), checked, put back.
+        target("PulseServerBackup", ["PulseServer", "PulseServerStorage", "PulseSQLite", "PulseCrypto", "PulseSystem"]),
         // The reference app client (an app could embed it; the key behind `DeviceKey`), and the contract suite.
         target("PulseDevice", ["PulseCrypto", "PulseCore", "PulseStore", "PulseSystem"]),
         target("PulseConformance", ["PulseDevice", "PulseCrypto", "PulseCore", "PulseSystem"]),
         // The command lines, one module per tool (restic's cmd/ apart from internal/): options, help, output.
         target("PulseServerCLI", [
-            "PulseServer", "PulseServerStorage", "PulseSyncAPI", "PulseStaffAPI", "PulseAge", "PulseCore", "PulseHTTPServer", "PulseOrigin", "PulsePostgres",
-            "PulseCommandLine", "PulseSystem", "PulseMetrics", "PulseObservability", "PulseServerMetrics",
+            "PulseServer", "PulseServerBackup", "PulseServerStorage", "PulseSyncAPI", "PulseStaffAPI", "PulseAge", "PulseCore", "PulseHTTPServer", "PulseOrigin", "PulsePostgres",
+            "PulseCommandLine", "PulseLog", "PulseSystem", "PulseMetrics", "PulseObservability", "PulseServerMetrics",
         ]),
         target("PulseConformanceCLI", ["PulseConformance", "PulseDevice", "PulseCore", "PulseCommandLine"]),
         target("PulseDeviceCLI", ["PulseDevice", "PulseCore", "PulseCrypto", "PulseStore", "PulseCommandLine", "PulseSystem"]),
         target("PulseOpsCLI", ["PulseOps", "PulseCore", "PulseStore", "PulseCommandLine", "PulseSystem"]),
-        target("PulseOriginCLI", ["PulseOrigin", "PulseHTTPServer", "PulseCore", "PulseCommandLine", "PulseSystem", "PulseMetrics", "PulseObservability"]),
+        target("PulseOriginCLI", ["PulseOrigin", "PulseHTTPServer", "PulseLog", "PulseCore", "PulseCommandLine", "PulseSystem", "PulseMetrics", "PulseObservability"]),
         target("PulsePackCLI", ["PulsePack", "PulseAge", "PulseCore", "PulseStore", "PulsePDF", "PulseCommandLine", "PulseSystem"]),
 
         // Thin executables: parse arguments, call a library.
@@ -108,19 +111,20 @@ let package = Package(
         testTarget("PulseHTMLTests", ["PulseHTML"]),
         testTarget("PulseQRTests", ["PulseQR", "PulseHTML"]),
         testTarget("PulseMetricsTests", ["PulseMetrics"]),
+        testTarget("PulseLogTests", ["PulseLog", "PulseCore"]),
         testTarget("PulseAgeTests", ["PulseAge", "PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine", "PulsePack", "PulsePackCLI", "SyncTestSupport"]),
         testTarget("PulseOpsTests", ["PulseOps", "PulseOpsCLI", "PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine"]),
         testTarget("PulseSystemTests", ["PulseSystem", "PulseSystemTesting"]),
         testTarget("PulseStoreTests", ["PulseStore", "PulseCore", "PulseCrypto"]),
         testTarget("PulseImageTests", ["PulseImage"]),
         testTarget("PulseHTTPServerTests", ["PulseHTTPServer", "PulseSystem", "PulseSystemTesting"]),
-        testTarget("PulseOriginTests", ["PulseOrigin", "PulseOriginCLI", "PulseHTTPServer", "PulseCrypto", "PulseCommandLine", "PulseSystem", "PulseSystemTesting"]),
+        testTarget("PulseOriginTests", ["PulseOrigin", "PulseOriginCLI", "PulseHTTPServer", "PulseLog", "PulseCrypto", "PulseCommandLine", "PulseSystem", "PulseSystemTesting"]),
         testTarget("PulseSQLiteTests", ["PulseSQLite"]),
         testTarget("PulsePostgresTests", ["PulsePostgres", "PulsePostgresTesting"]),
         testTarget("PulseServerTests", [
-            "PulseServer", "PulseServerCLI", "PulseServerStorage", "PulseSyncAPI", "PulseStaffAPI", "PulseSQLite", "PulseCore", "PulseCrypto", "PulseAge",
+            "PulseServer", "PulseServerBackup", "PulseServerCLI", "PulseServerStorage", "PulseSyncAPI", "PulseStaffAPI", "PulseSQLite", "PulseCore", "PulseCrypto", "PulseAge",
             "PulseCommandLine", "PulsePack", "PulseStore", "PulseHTTPServer", "PulsePostgres", "PulsePostgresTesting", "PulseSystem", "PulseSystemTesting", "SyncTestSupport",
-            "PulseMetrics", "PulseObservability", "PulseServerMetrics",
+            "PulseLog", "PulseMetrics", "PulseObservability", "PulseServerMetrics",
         ]),
         testTarget("PulsePDFTests", ["PulsePDF", "PulseCrypto"]),
         testTarget("PulsePackTests", ["PulsePack", "PulsePackCLI", "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseAge", "PulseCommandLine"]),

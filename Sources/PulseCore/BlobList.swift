@@ -8,12 +8,12 @@ import PulseCrypto
 ///     { "assets": [ { "assetHash": "<64 hex>", "bytes": 204816 }, { …, "contentType": "image/png" } ] }
 public struct BlobList: Equatable, Sendable {
     public struct Entry: Equatable, Sendable {
-        public var assetHash: String
+        public var assetHash: Digest
         public var bytes: Int
         /// Public images carry the media type their manifest gives them.
         public var contentType: String?
 
-        public init(assetHash: String, bytes: Int, contentType: String? = nil) {
+        public init(assetHash: Digest, bytes: Int, contentType: String? = nil) {
             self.assetHash = assetHash
             self.bytes = bytes
             self.contentType = contentType
@@ -28,7 +28,7 @@ public struct BlobList: Equatable, Sendable {
     public let name: String
 
     public init(_ entries: [Entry]) {
-        var byHash: [String: Entry] = [:]
+        var byHash: [Digest: Entry] = [:]
         for entry in entries {
             if let known = byHash[entry.assetHash], known.contentType != nil, entry.contentType == nil { continue }
             byHash[entry.assetHash] = entry
@@ -49,7 +49,7 @@ public struct BlobList: Equatable, Sendable {
     private static func collect(_ value: JSONValue, into found: inout [Entry]) {
         switch value {
         case let .object(fields):
-            if case let .string(hash)? = fields["assetHash"], case let .int(bytes)? = fields["bytes"] {
+            if let hash = fields["assetHash"]?.digestValue, case let .int(bytes)? = fields["bytes"] {
                 found.append(Entry(assetHash: hash, bytes: bytes, contentType: fields["contentType"]?.stringValue))
             }
             for field in fields.values { collect(field, into: &found) }
@@ -65,7 +65,7 @@ public struct BlobList: Equatable, Sendable {
         let value = try JSONValue.parse(Array(bytes), file: file)
         guard let items = value["assets"]?.arrayValue else { throw InputError(file: file, "not a blob list (no \"assets\" array)") }
         self.init(try items.enumerated().map { index, item in
-            guard let hash = item["assetHash"]?.stringValue, Hex.isDigestName(hash), let bytes = item["bytes"]?.intValue, bytes >= 0 else {
+            guard let hash = item["assetHash"]?.digestValue, let bytes = item["bytes"]?.intValue, bytes >= 0 else {
                 throw InputError(file: file, path: "assets[\(index)]", "not a blob reference {assetHash, bytes}")
             }
             return Entry(assetHash: hash, bytes: bytes, contentType: item["contentType"]?.stringValue)
@@ -75,7 +75,7 @@ public struct BlobList: Equatable, Sendable {
     private static func encode(_ entries: [Entry]) -> [UInt8] {
         JSONValue.object([
             "assets": .array(entries.map { entry in
-                var fields: [String: JSONValue] = ["assetHash": .string(entry.assetHash), "bytes": .int(entry.bytes)]
+                var fields: [String: JSONValue] = ["assetHash": JSONValue(entry.assetHash), "bytes": .int(entry.bytes)]
                 if let type = entry.contentType { fields["contentType"] = .string(type) }
                 return .object(fields)
             }),

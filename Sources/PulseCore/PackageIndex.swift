@@ -56,8 +56,8 @@ public struct PackageIndex: Codable, Equatable, Sendable {
     }
 
     public var format: String
-    /// 32 lowercase hex digits (`PackageId`), bound into every slide key.
-    public var packageId: String
+    /// 32 lowercase hex digits (`PackageID`), bound into every slide key.
+    public var packageId: PackageID
     public var sessions: [String: Session]
     public var series: [String: Document]
     /// White-label app configs by organization slug (`GET /api/sync/appconfig?org=`).
@@ -66,7 +66,7 @@ public struct PackageIndex: Codable, Equatable, Sendable {
     public var history: [String: [Version]]
 
     public init(
-        packageId: String, sessions: [String: Session] = [:], series: [String: Document] = [:],
+        packageId: PackageID, sessions: [String: Session] = [:], series: [String: Document] = [:],
         appconfig: [String: Document] = [:], history: [String: [Version]] = [:]
     ) {
         self.format = Self.currentFormat
@@ -104,7 +104,7 @@ public struct PackageIndex: Codable, Equatable, Sendable {
 
     var json: JSONValue {
         .object([
-            "format": .string(format), "packageId": .string(packageId),
+            "format": .string(format), "packageId": .string(packageId.hex),
             "sessions": .object(sessions.mapValues { session in
                 JSONValue.object([
                     "packageVersion": .string(session.packageVersion), "deckVersion": .int(session.deckVersion),

@@ -21,12 +21,12 @@ public struct PublicIndex: Codable, Equatable, Sendable {
     }
 
     public var format: String
-    public var packageId: String
+    public var packageId: PackageID
     public var appconfig: [String: PackageIndex.Document]
     /// `<kind>/<id>` → versions, newest first.
     public var history: [String: [Version]]
 
-    public init(packageId: String, appconfig: [String: PackageIndex.Document] = [:], history: [String: [Version]] = [:]) {
+    public init(packageId: PackageID, appconfig: [String: PackageIndex.Document] = [:], history: [String: [Version]] = [:]) {
         self.format = Self.currentFormat
         self.packageId = packageId
         self.appconfig = appconfig
@@ -36,7 +36,7 @@ public struct PublicIndex: Codable, Equatable, Sendable {
     /// The file's bytes: canonical JSON (sorted keys, two-space indent, final newline).
     public var fileBytes: [UInt8] {
         JSONValue.object([
-            "format": .string(format), "packageId": .string(packageId),
+            "format": .string(format), "packageId": .string(packageId.hex),
             "appconfig": .object(appconfig.mapValues { ["packageVersion": .string($0.packageVersion)] }),
             "history": .object(history.mapValues { versions in
                 .array(versions.map { version in

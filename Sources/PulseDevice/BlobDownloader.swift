@@ -1,4 +1,5 @@
 import Foundation
+import PulseCore
 import PulseCrypto
 import PulseStore
 import PulseSystem
@@ -30,7 +31,7 @@ struct BlobDownloader: Sendable {
     }
 
     func fetch(_ ref: AssetRef, mayRestart: Bool = true) throws -> Outcome {
-        let partial = cache.folder.partialURL.appendingPathComponent(ref.hash).path
+        let partial = cache.folder.partialURL.appendingPathComponent(ref.hash.hex).path
         let validatorPath = partial + ".etag"
         var existing = Self.size(partial) ?? 0
         if existing > ref.bytes {
@@ -57,7 +58,7 @@ struct BlobDownloader: Sendable {
             guard progress.written == existing else { throw DeviceError(.storage, "\(partial) shrank while it was read") }
             if existing == ref.bytes {
                 // Complete but never installed (the sync stopped right there): no request needed if it checks out.
-                if Hex.encode(progress.hasher.finalize()) == ref.hash {
+                if Digest(bytes: progress.hasher.finalize()) == ref.hash {
                     try install(file, partial: partial, validatorPath: validatorPath, hash: ref.hash)
                     return Outcome(received: 0, resumedFrom: existing)
                 }
@@ -72,7 +73,7 @@ struct BlobDownloader: Sendable {
             headers.append(("Range", "bytes=\(existing)-"))
             if let validator, !validator.isEmpty { headers.append(("If-Range", validator)) }
         }
-        let url = try client.url("/api/sync/asset/\(ref.hash)", on: base)
+        let url = try client.url("/api/sync/asset/\(ref.hash.hex)", on: base)
         let what = "GET \(url.absoluteString)"
         // A Condition, not a Mutex: the hasher (not Sendable) goes to the transport's thread and comes back.
         let shared = Condition(progress)
@@ -118,7 +119,7 @@ struct BlobDownloader: Sendable {
         guard progress.written == ref.bytes else {
             throw DeviceError(.network, "\(what): the answer ended after \(progress.written) of \(ref.bytes) bytes (kept for resuming)")
         }
-        guard Hex.encode(progress.hasher.finalize()) == ref.hash else {
+        guard Digest(bytes: progress.hasher.finalize()) == ref.hash else {
             try? FileSystem.remove(partial)
             try? FileSystem.remove(validatorPath)
             if outcome.resumedFrom > 0 && mayRestart {
@@ -136,7 +137,7 @@ struct BlobDownloader: Sendable {
 
     /// Read-only, fsynced, renamed into `blobs/` (the folder is fsynced once per sync, before the commit):
     /// the second half of an atomic write, for a file that was written as it arrived.
-    private func install(_ file: File, partial: String, validatorPath: String, hash: String) throws {
+    private func install(_ file: File, partial: String, validatorPath: String, hash: Digest) throws {
         do throws(PathError) { try TempFile(adopting: file).finish(mode: 0o444) } catch {
             throw DeviceError(.storage, "\(partial): \(error.operation): \(error.errno)")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import PulseCore
 import PulseCrypto
 import PulseStore
 import PulseSystem
@@ -69,7 +70,7 @@ public struct DeviceCache: Sendable {
     /// manifest file the index does not name, leftovers of interrupted writes, and partial downloads that
     /// are complete already or that no manifest needs and nobody touched for a day.
     func collectGarbage(_ index: CacheIndex, now: Date = Date()) throws -> Garbage {
-        var referenced = Set<String>()
+        var referenced = Set<Digest>()
         for key in index.entries.keys {
             guard let cached = try manifest(key, in: index) else { continue }
             referenced.formUnion(cached.manifest.assets.map(\.hash))
@@ -78,9 +79,11 @@ public struct DeviceCache: Sendable {
         let files = FileManager.default
         for name in (try? files.contentsOfDirectory(atPath: folder.blobsURL.path)) ?? [] {
             let path = folder.blobsURL.appendingPathComponent(name).path
-            if name.hasPrefix(".tmp-") || (Hex.isDigestName(name) && !referenced.contains(name)) {
-                let size = blobs.size(of: name) ?? 0
-                if (try? FileSystem.remove(path)) != nil, !name.hasPrefix(".tmp-") {
+            if name.hasPrefix(".tmp-") {
+                try? FileSystem.remove(path)
+            } else if let hash = Digest(hex: name), !referenced.contains(hash) {
+                let size = blobs.size(of: hash) ?? 0
+                if (try? FileSystem.remove(path)) != nil {
                     garbage.blobs += 1
                     garbage.bytes += size
                 }
@@ -91,11 +94,11 @@ public struct DeviceCache: Sendable {
             if (try? FileSystem.remove(folder.manifestsURL.appendingPathComponent(name).path)) != nil, !name.hasPrefix(".tmp-") { garbage.manifests += 1 }
         }
         for name in (try? files.contentsOfDirectory(atPath: folder.partialURL.path)) ?? [] {
-            let hash = String(name.prefix(64))
             let url = folder.partialURL.appendingPathComponent(name)
             let modified = (try? files.attributesOfItem(atPath: url.path)[.modificationDate] as? Date) ?? now
-            let stale = now.timeIntervalSince(modified) > 86_400 && !referenced.contains(hash)
-            if blobs.size(of: hash) != nil || stale || !Hex.isDigestName(hash) {
+            let hash = Digest(hex: name.prefix(64))
+            let stale = now.timeIntervalSince(modified) > 86_400 && !(hash.map(referenced.contains) ?? false)
+            if hash.map({ blobs.size(of: $0) != nil }) ?? true || stale {
                 if (try? FileSystem.remove(url.path)) != nil, !name.hasSuffix(".etag") { garbage.partials += 1 }
             }
         }
@@ -108,7 +111,7 @@ public struct DeviceCache: Sendable {
         let index: CacheIndex
         do { index = try readIndex() } catch { return ["\(error)"] }
         var problems: [String] = []
-        var seen = Set<String>()
+        var seen = Set<Digest>()
         for key in index.entries.keys.sorted() {
             do {
                 guard let cached = try manifest(key, in: index) else { continue }

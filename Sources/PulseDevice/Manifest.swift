@@ -3,10 +3,10 @@ import PulseCrypto
 
 /// An asset a manifest names: `{ "assetHash": "<64 hex>", "bytes": n }` (slides, speaker photos, logos).
 public struct AssetRef: Hashable, Sendable, Comparable {
-    public let hash: String
+    public let hash: Digest
     public let bytes: Int
 
-    public init(hash: String, bytes: Int) {
+    public init(hash: Digest, bytes: Int) {
         self.hash = hash
         self.bytes = bytes
     }
@@ -38,7 +38,7 @@ public struct Manifest: Sendable {
     /// A session manifest's deck, in slide order.
     public var slides: [Slide] {
         (json["slides"]?.arrayValue ?? []).compactMap { entry in
-            guard let n = entry["n"]?.intValue, let hash = entry["assetHash"]?.stringValue, let bytes = entry["bytes"]?.intValue else { return nil }
+            guard let n = entry["n"]?.intValue, let hash = entry["assetHash"]?.digestValue, let bytes = entry["bytes"]?.intValue else { return nil }
             return Slide(n: n, asset: AssetRef(hash: hash, bytes: bytes))
         }.sorted { $0.n < $1.n }
     }
@@ -76,7 +76,7 @@ public struct Manifest: Sendable {
         switch value {
         case let .object(fields):
             if let hash = fields["assetHash"] {
-                guard let name = hash.stringValue, Hex.isDigestName(name), let bytes = fields["bytes"]?.intValue,
+                guard let name = hash.digestValue, let bytes = fields["bytes"]?.intValue,
                       (0...(1 << 31)).contains(bytes)
                 else { throw DeviceError(.server, "\(what): an asset reference is not {assetHash: <64 lowercase hex>, bytes: <size>}") }
                 found.insert(AssetRef(hash: name, bytes: bytes))

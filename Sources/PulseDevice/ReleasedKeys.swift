@@ -75,7 +75,7 @@ public struct ReleasedKeys: Sendable {
             var plaintext = try AES256GCM.open(blob, key: key.key, nonce: key.nonce)
             return SecretBytes(wiping: &plaintext)
         } catch {
-            throw DeviceError(.integrity, "slide \(n)'s released key does not open its cached blob \(slide.asset.hash.prefix(12))… (\(error))")
+            throw DeviceError(.integrity, "slide \(n)'s released key does not open its cached blob \(slide.asset.hash.hex.prefix(12))… (\(error))")
         }
     }
 

@@ -159,7 +159,7 @@ struct PublicSweep {
     func plan() throws -> Plan {
         var plan = Plan()
         var keepFiles = Set<String>()
-        var referenced = Set<String>()
+        var referenced = Set<Digest>()
         // The app config the index names as current stays even if its history does not list it.
         for (org, document) in kept.appconfig { keepFiles.insert("appconfig/\(org)/\(document.packageVersion).json") }
         // The current versions' blob lists first: if any of them cannot be read, nothing else matters.
@@ -201,14 +201,14 @@ struct PublicSweep {
             let old = now.timeIntervalSince(object.modified) >= grace
             if parts.last!.hasPrefix(".tmp-") {
                 if now.timeIntervalSince(object.modified) >= temporaryAge { plan.temporary.append(object) }
-            } else if parts.count == 2, parts[0] == "assets", Hex.isDigestName(parts[1]) {
-                if referenced.contains(String(parts[1])) || !old { plan.report.keptBlobs += 1 } else { plan.blobs.append(object) }
+            } else if parts.count == 2, parts[0] == "assets", let hash = Digest(hex: parts[1]) {
+                if referenced.contains(hash) || !old { plan.report.keptBlobs += 1 } else { plan.blobs.append(object) }
             } else if parts.count == 2 && parts[0] == "refs" || parts.count == 3 && parts[0] == "appconfig", parts.last!.hasSuffix(".json") {
                 if droppedFiles.contains(object.path) || !keepFiles.contains(object.path) && old { plan.files.append(object) }
             }
         }
         // Belt and braces: nothing a kept version names is ever planned for deletion.
-        let needed = keepFiles.union(referenced.map { "assets/\($0)" })
+        let needed = keepFiles.union(referenced.map { "assets/\($0.hex)" })
         if let clash = (plan.files + plan.blobs).first(where: { needed.contains($0.path) }) {
             throw OpsError(.failure, target.describe(clash.path), "a kept version needs it, yet gc planned to delete it (a bug); gc stopped before deleting anything")
         }

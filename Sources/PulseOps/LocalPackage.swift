@@ -21,7 +21,7 @@ struct LocalPackage {
     /// Every blob a blob list names, once, sorted by hash.
     var assets: [AssetReference] = []
     /// The `contentType` blob lists give a blob (public images), by hash.
-    var contentTypes: [String: String] = [:]
+    var contentTypes: [Digest: String] = [:]
 
     /// Reads and checks the public part: bad input (exit 65) if index.json, a blob list, a public file
     /// or a blob is missing or does not match its name or size.
@@ -40,7 +40,7 @@ struct LocalPackage {
         } catch {
             throw OpsError(.badInput, folder.indexURL.path, "cannot read: \(OpsError.reason(error))")
         }
-        var seen: [String: BlobList.Entry] = [:]
+        var seen: [Digest: BlobList.Entry] = [:]
         var listed = Set<String>()
         for version in index.history.keys.sorted().flatMap({ index.history[$0]! }) {
             let path = "refs/\(version.refs).json"

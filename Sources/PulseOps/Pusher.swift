@@ -80,7 +80,7 @@ public struct Pusher: Sendable {
                 if Self.isLeftover(object.path) { leftovers.append(object.path) }
                 else if foreign == nil, !Self.isPublished(object.path) { foreign = object.path }
             }
-            blobs = local.assets.filter { sizes["assets/\($0.assetHash)"] != $0.bytes }
+            blobs = local.assets.filter { sizes["assets/\($0.assetHash.hex)"] != $0.bytes }
             files = local.files.filter { sizes[$0.path] != $0.data.count }
         }
 
@@ -91,8 +91,8 @@ public struct Pusher: Sendable {
             let parts = path.split(separator: "/", omittingEmptySubsequences: false)
             switch (parts.count, parts.first) {
             case (1, _): return ["index.json", FolderLease.fileName, S3Target.leaseName].contains(path)
-            case (2, "assets"): return Hex.isDigestName(parts[1])
-            case (2, "refs"): return parts[1].hasSuffix(".json") && Hex.isDigestName(parts[1].dropLast(5))
+            case (2, "assets"): return Digest(hex: parts[1]) != nil
+            case (2, "refs"): return parts[1].hasSuffix(".json") && Digest(hex: parts[1].dropLast(5)) != nil
             case (3, "appconfig"): return parts[2].hasSuffix(".json")
             default: return false
             }
@@ -158,11 +158,11 @@ public struct Pusher: Sendable {
         let target = self.target
         try ParallelWork.run(plan.blobs, width: jobs) { reference in
             let data = try local.verifiedBlob(reference)
-            try target.write("assets/\(reference.assetHash)", data: data, kind: .blob(contentType: local.contentTypes[reference.assetHash]))
+            try target.write("assets/\(reference.assetHash.hex)", data: data, kind: .blob(contentType: local.contentTypes[reference.assetHash]))
             count(uploaded: true, bytes: data.count)
         }
         if !plan.blobs.isEmpty {
-            try verify(local.assets.map { ("assets/\($0.assetHash)", $0.bytes) }, folders: ["assets/"])
+            try verify(local.assets.map { ("assets/\($0.assetHash.hex)", $0.bytes) }, folders: ["assets/"])
         }
 
         // 2. Blob lists and app configs, only now that every blob they name is there. Named by content too.

@@ -1,6 +1,7 @@
 import Foundation
 import PulseCore
 import PulseHTTPServer
+import PulseLog
 import PulseSystem
 import Synchronization
 
@@ -12,26 +13,37 @@ import Synchronization
 /// sends can move the cursor or fake a field on a terminal), status (0 when
 /// libmicrohttpd refused the request itself), body bytes, duration from request line to the end of sending,
 /// and the outcome (`memory`, `disk`, `verified`, `miss`, `corrupt`, … with `,aborted` if the client left).
-/// Built from bytes, without `String` formatting: it runs once per request.
+/// Built from bytes, without `String` formatting: it runs once per request. With `--log-format json`, the same
+/// request as one OpenTelemetry-named JSON object per line instead (`AccessRecord`, PulseLog).
 public final class AccessLog: Sendable {
     private let file: File
     /// The file's path, to reopen it after log rotation (nil for standard output).
     private let path: String?
     private let clock = Mutex<(second: Int, text: [UInt8])>((0, []))
+    /// Where JSON lines come from (`service.name`, `service.version`); nil: text lines.
+    private let json: (resource: LogResource, clock: LogClock)?
 
     /// Logs to standard output.
-    public static func standardOutput() -> AccessLog { AccessLog(file: .standardOutput) }
+    /// - Parameters:
+    ///   - format: text (the default) or JSON lines.
+    ///   - resource: who writes the JSON lines (`service.name`, `service.version`).
+    public static func standardOutput(format: LogFormat = .text, resource: LogResource = .unnamed) -> AccessLog {
+        AccessLog(file: .standardOutput, format: format, resource: resource)
+    }
 
     /// Appends to the file at `path` (created 0644 if missing).
-    public static func file(_ path: String) throws -> AccessLog {
-        do throws(PathError) { return AccessLog(file: try File.openForAppending(path, creatingWith: 0o644), path: path) } catch {
+    public static func file(_ path: String, format: LogFormat = .text, resource: LogResource = .unnamed) throws -> AccessLog {
+        do throws(PathError) {
+            return AccessLog(file: try File.openForAppending(path, creatingWith: 0o644), path: path, format: format, resource: resource)
+        } catch {
             throw OriginError("cannot open access log \(path): \(error.errno)")
         }
     }
 
-    private init(file: File, path: String? = nil) {
+    private init(file: File, path: String? = nil, format: LogFormat, resource: LogResource) {
         self.file = file
         self.path = path
+        json = format == .json ? (resource, LogClock()) : nil
     }
 
     /// Opens the log file's path again (SIGUSR1, after logrotate moved the file away) and writes there from
@@ -49,6 +61,14 @@ public final class AccessLog: Sendable {
 
     /// Writes the line for `exchange`.
     public func record(_ exchange: HTTPExchange) {
+        if let json {
+            let record = AccessRecord(
+                client: exchange.client, method: exchange.method, target: exchange.target, status: exchange.status,
+                bodyBytes: exchange.bodyBytes, durationNanoseconds: exchange.durationNanoseconds, note: exchange.note,
+                completed: exchange.completed)
+            try? file.write(record.json(clock: json.clock, resource: json.resource))
+            return
+        }
         var line: [UInt8] = []
         line.reserveCapacity(200 + exchange.target.count)
         line += timestamp()

@@ -4,6 +4,7 @@ import PulseCore
 import PulseHTTPServer
 import PulseMetrics
 import PulseObservability
+import PulseLog
 import PulseOrigin
 import PulseSystem
 
@@ -25,9 +26,10 @@ public enum OriginCommand {
             "pulse-origin --package pkg --listen 127.0.0.1:0 --access-log off   # a free port, printed at start",
             "pulse-origin --package pkg --memory-cache 1GB --max-connections-per-ip 0   # behind a CDN",
             "pulse-origin --package pkg --metrics-listen 127.0.0.1:9464   # Prometheus scrapes GET /metrics there",
+            "pulse-origin --package pkg --log-format json                # access log and events as JSON lines",
         ],
         options: [
-            package, listen, accessLog, allowOrigin, threads, maxConnections, maxConnectionsPerIP, idleTimeout, headerTimeout,
+            package, listen, accessLog, logFormat, allowOrigin, threads, maxConnections, maxConnectionsPerIP, idleTimeout, headerTimeout,
             connectionMemory, memoryCache, memoryMaxBlob, maxBlobSize, recheck, appconfigMaxAge, drainDelay, shutdownTimeout,
             metricsListen,
         ],
@@ -39,6 +41,9 @@ public enum OriginCommand {
         "package", "<dir>", help: "A package folder (its public/ part is served) or a folder pulse-pack push wrote (required).").required()
     static let listen = Option.value("listen", "<host:port>", help: "Address to listen on (default 127.0.0.1:8080; port 0 picks a free port).")
     static let accessLog = Option.value("access-log", "<path>", help: "Access log file, '-' for standard output (default), 'off' for none.")
+    static let logFormat = Option.value(
+        "log-format", "<text|json>", help: "The access log's and standard error's lines: text (default) or json (one OpenTelemetry-named object per line).",
+        mustBe: LogFormat.allowed, parse: { LogFormat(rawValue: $0) })
     static let allowOrigin = Option.value(
         "allow-origin", "<origin>", help: "Access-Control-Allow-Origin value (default *), 'off' for no CORS headers.")
     static let threads = Option.int("threads", "<n>", in: 1...256, help: "Server threads, each with an epoll loop (default: one per core).")
@@ -119,17 +124,34 @@ public enum OriginCommand {
 
     static func run(_ arguments: Arguments) throws -> Int32 {
         let (originConfiguration, serverConfiguration, logPath, drainDelay, drain) = try settings(arguments)
+        let logFormat = arguments[Self.logFormat] ?? .text
+        let events = EventLog(service: "pulse-origin", version: ToolVersion.current, format: logFormat)
+        do {
+            return try serve(
+                originConfiguration, serverConfiguration, logPath: logPath, drainDelay: drainDelay, drain: drain,
+                metricsAddress: arguments[Self.metricsListen], events: events)
+        } catch let error where logFormat == .json && !(error is UsageError) {
+            // As text, the error handler of `main` writes the error line; as JSON, it is one more event.
+            events.error("\(error)")
+            return ExitCode.failure
+        }
+    }
+
+    private static func serve(
+        _ originConfiguration: OriginConfiguration, _ serverConfiguration: HTTPServer.Configuration, logPath: String, drainDelay: Double,
+        drain: Double, metricsAddress: String?, events: EventLog
+    ) throws -> Int32 {
         // Before any thread exists (the server's, the verifiers'), so that all of them inherit the mask and the
         // signals reach only the loop below.
         ServerSignals.block()
+        let resource = LogResource(serviceName: "pulse-origin", serviceVersion: ToolVersion.current)
         let accessLog: AccessLog? = switch logPath {
         case "off": nil
-        case "-": .standardOutput()
-        default: try .file(logPath)
+        case "-": .standardOutput(format: events.format, resource: resource)
+        default: try .file(logPath, format: events.format, resource: resource)
         }
-        let origin = try Origin(configuration: originConfiguration, accessLog: accessLog)
+        let origin = try Origin(configuration: originConfiguration, accessLog: accessLog, alarm: events.alarm)
         // Metrics only with --metrics-listen: without it the responder is the origin itself, as before.
-        let metricsAddress = arguments[Self.metricsListen]
         let metrics = metricsAddress.map { _ in OriginMetrics(origin: origin, version: ToolVersion.current) }
         var metricsListener: MetricsListener?
         if let metrics, let metricsAddress {
@@ -140,9 +162,9 @@ public enum OriginCommand {
         let responder: any HTTPResponder = metrics.map { MeteredResponder(origin, meter: $0) } ?? origin
         let server = try HTTPServer(configuration: serverConfiguration, responder: responder)
         metrics?.watch(server)
-        Origin.standardError("serving \(originConfiguration.packageRoot.path) on http://\(server.boundAddress) "
+        events.info("serving \(originConfiguration.packageRoot.path) on http://\(server.boundAddress) "
             + "(\(serverConfiguration.threads) threads, pid \(SystemProcess.currentID))")
-        if let metricsListener { Origin.standardError("metrics on http://\(metricsListener.boundAddress)/metrics") }
+        if let metricsListener { events.info("metrics on http://\(metricsListener.boundAddress)/metrics") }
         let serviceManager = ServiceManager.current
         serviceManager.ready(status: "serving \(originConfiguration.packageRoot.path) on http://\(server.boundAddress)")
         while true {
@@ -152,31 +174,31 @@ public enum OriginCommand {
             case SIGHUP:
                 serviceManager.reloading()
                 let note = origin.reloadIndex()
-                Origin.standardError("\(name): \(note)")
+                events.info("\(name): \(note)", ["pulse.signal": name])
                 serviceManager.ready(status: "serving on http://\(server.boundAddress); \(name): \(note)")
             case SIGUSR1:
-                Origin.standardError("\(name): \(accessLog?.reopen() ?? "no access log to reopen")")
+                events.info("\(name): \(accessLog?.reopen() ?? "no access log to reopen")", ["pulse.signal": name])
             case _ where ServerSignals.isTermination(signal):
                 serviceManager.stopping(status: "\(name): draining, then stopping")
-                origin.readiness.drain(for: drainDelay) { Origin.standardError("\(name): \($0)") }
-                Origin.standardError("\(name): finishing \(server.requestsInFlight) responses in flight, then stopping")
-                stopWithin(seconds: drain + 5)
+                origin.readiness.drain(for: drainDelay) { events.info("\(name): \($0)", ["pulse.signal": name]) }
+                events.info("\(name): finishing \(server.requestsInFlight) responses in flight, then stopping", ["pulse.signal": name])
+                stopWithin(seconds: drain + 5, events: events)
                 server.shutdown(drainSeconds: drain)
                 metricsListener?.stop()
-                Origin.standardError("stopped")
+                events.info("stopped")
                 return ExitCode.success
             default:
-                Origin.standardError("\(name): ignored")
+                events.info("\(name): ignored", ["pulse.signal": name])
             }
         }
     }
 
     /// A last resort: if the server has not stopped `seconds` after the stop began (a thread stuck in a system
     /// call), say so and exit anyway, so a stop request is never ignored.
-    private static func stopWithin(seconds: Double) {
+    private static func stopWithin(seconds: Double, events: EventLog) {
         let watchdog = Thread {
             Thread.sleep(forTimeInterval: seconds)
-            Origin.standardError("error: still not stopped \(Int(seconds)) s after the signal; exiting now")
+            events.error("still not stopped \(Int(seconds)) s after the signal; exiting now")
             SystemProcess.exitImmediately(1)
         }
         watchdog.start()

@@ -6,7 +6,7 @@ public struct BuildReport: Sendable {
     public struct Session: Sendable {
         public var id: String
         public var deck: String
-        public var deckKind: String
+        public var deckKind: DeckKind
         public var slides: Int
         /// Total ciphertext bytes of the deck.
         public var bytes: Int
@@ -25,7 +25,7 @@ public struct BuildReport: Sendable {
     }
 
     public struct Document: Sendable {
-        public var kind: String
+        public var kind: DocumentKind
         public var id: String
         public var packageVersion: String
         public var changed: Bool
@@ -46,17 +46,17 @@ public struct BuildReport: Sendable {
     public var secret = ""
     public var secretCreated = false
     /// The package id, if this build moved a pulse-package/1 folder to the current layout.
-    public var migrated: String?
+    public var migrated: PackageID?
 
     public var json: JSONValue {
         .object([
             "package": .string(package),
             "secret": .string(secret), "secretCreated": .bool(secretCreated),
-            "migrated": migrated.map(JSONValue.string) ?? .null,
+            "migrated": migrated.map { .string($0.hex) } ?? .null,
             "seconds": .double((seconds * 1000).rounded() / 1000),
             "sessions": .array(sessions.map { session in
                 [
-                    "id": .string(session.id), "deck": .string(session.deck), "deckKind": .string(session.deckKind),
+                    "id": .string(session.id), "deck": .string(session.deck), "deckKind": .string(session.deckKind.rawValue),
                     "slides": .int(session.slides), "bytes": .int(session.bytes),
                     "newBlobs": .int(session.newBlobs), "reusedBlobs": .int(session.reusedBlobs),
                     "deckVersion": .int(session.deckVersion), "packageVersion": .string(session.packageVersion),
@@ -68,7 +68,7 @@ public struct BuildReport: Sendable {
             }),
             "documents": .array(documents.map { document in
                 [
-                    "kind": .string(document.kind), "id": .string(document.id),
+                    "kind": .string(document.kind.rawValue), "id": .string(document.id),
                     "packageVersion": .string(document.packageVersion), "changed": .bool(document.changed),
                 ]
             }),

@@ -61,8 +61,11 @@ public struct Builder {
         let loader = InputLoader(warnings: warnings, warnImageBytes: options.warnImageBytes)
         let keyTables = try KeyTableWriter(sealTo: options.sealTo)
         let publishedAt = Timestamp.string(try publishTime())
-        if let id = options.packageId, !PackageId.isValid(id) {
-            throw InputError(file: "--package-id", "\"\(id)\" is not a package id (32 lowercase hex digits)")
+        let requestedID = try options.packageId.map { text in
+            guard let id = PackageID(text) else {
+                throw InputError(file: "--package-id", "\"\(text)\" is not a package id (32 lowercase hex digits)")
+            }
+            return id
         }
         let (series, sessions) = try readInput(loader)
         let decks = try sessions.map { session in
@@ -79,11 +82,11 @@ public struct Builder {
         defer { withExtendedLifetime(lock) {} }
         var report = BuildReport(package: package.root.path)
         if try PackageMigration.isNeeded(package) {
-            report.migrated = try PackageMigration(package: package, packageId: options.packageId, environment: options.environment).run()
+            report.migrated = try PackageMigration(package: package, packageId: requestedID, environment: options.environment).run()
         }
         try PackageFolder.removeUnfinishedWrites(package)
-        var index = try package.readIndexIfPresent() ?? PackageIndex(packageId: try newPackageId(package))
-        if let id = options.packageId, id != index.packageId {
+        var index = try package.readIndexIfPresent() ?? PackageIndex(packageId: try newPackageId(package, requested: requestedID))
+        if let id = requestedID, id != index.packageId {
             throw InputError(file: package.root.path, "is package \(index.packageId), not --package-id \(id)")
         }
         let secret = try PackageSecret.load(
@@ -153,10 +156,10 @@ public struct Builder {
 
     /// The id of a package built for the first time: `--package-id`, the id of a public index left by a
     /// first build killed before its commit, or a new random one.
-    private func newPackageId(_ package: PulsePackage) throws -> String {
-        if let id = options.packageId { return id }
+    private func newPackageId(_ package: PulsePackage, requested: PackageID?) throws -> PackageID {
+        if let requested { return requested }
         if let id = try? package.publicPart.readIndex().packageId { return id }
-        return try PackageId.random()
+        return try PackageID.random()
     }
 
     /// Now, or `SOURCE_DATE_EPOCH` (whole seconds since 1970) for a reproducible build.
@@ -211,7 +214,7 @@ final class BuildJournal {
     let package: PulsePackage
     private var files: [URL] = []
     /// Blobs this build added (committed with the batch, so not yet named by any manifest).
-    var blobs: [String] = []
+    var blobs: [Digest] = []
     /// Key tables written beside their table, to take its place after the commit.
     var pendingKeyTables: [URL] = []
     /// The public index before this build replaced it: restored if the server index cannot be written.

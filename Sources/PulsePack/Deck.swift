@@ -39,8 +39,8 @@ struct Deck: Sendable {
         return threads
     }
 
-    var kind: String {
-        if case .pdf = source { "pdf" } else { "images" }
+    var kind: DeckKind {
+        if case .pdf = source { .pdf } else { .images }
     }
 
     static func open(_ url: URL) throws -> Deck {
@@ -213,4 +213,9 @@ struct NaturalKey: Comparable {
     }
 
     private static func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
+}
+
+/// What a session's deck is: a PDF split into pages, or a folder of images (one per slide).
+public enum DeckKind: String, Sendable {
+    case pdf, images
 }

@@ -22,8 +22,8 @@ public struct DeltaPlan: Sendable {
 
     public var json: JSONValue {
         [
-            "unchanged": .bool(unchanged), "fetch": .array(fetch.map { ["assetHash": .string($0.assetHash), "bytes": .int($0.bytes)] }),
-            "drop": .array(drop.map { ["assetHash": .string($0.assetHash), "bytes": .int($0.bytes)] }),
+            "unchanged": .bool(unchanged), "fetch": .array(fetch.map { ["assetHash": JSONValue($0.assetHash), "bytes": .int($0.bytes)] }),
+            "drop": .array(drop.map { ["assetHash": JSONValue($0.assetHash), "bytes": .int($0.bytes)] }),
             "kept": .int(kept), "bytesToDownload": .int(bytes),
         ]
     }

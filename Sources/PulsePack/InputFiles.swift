@@ -43,14 +43,14 @@ enum Patterns {
 /// A public image a manifest refers to (speaker photo, logo): stored as a plain content-addressed blob.
 struct PublicImage {
     let bytes: [UInt8]
-    let hash: String
+    let hash: Digest
     let format: ImageFormat
     /// The file it was read from (the first, when several files hold the same image).
     let path: String
 
     /// `{ assetHash, bytes, contentType }` as it stands in a manifest.
     var reference: JSONValue {
-        ["assetHash": .string(hash), "bytes": .int(bytes.count), "contentType": .string(format.contentType)]
+        ["assetHash": JSONValue(hash), "bytes": .int(bytes.count), "contentType": .string(format.contentType)]
     }
 }
 
@@ -59,7 +59,7 @@ public final class InputLoader {
     let warnings: Warnings
     /// Public images larger than this are warned about (`--max-image-size`).
     let warnImageBytes: Int
-    private(set) var images: [String: PublicImage] = [:]
+    private(set) var images: [Digest: PublicImage] = [:]
 
     init(warnings: Warnings, warnImageBytes: Int = ImageLimits.defaultWarnBytes) {
         self.warnings = warnings
@@ -97,7 +97,7 @@ public final class InputLoader {
             warnings.add("\(reader.file): \(reader.path.isEmpty ? key : "\(reader.path).\(key)"): \(url.path) is \(Format.bytes(bytes.count)), "
                 + "over --max-image-size \(Format.bytes(warnImageBytes)): every phone downloads it, make it smaller")
         }
-        let image = PublicImage(bytes: bytes, hash: SHA256.hex(bytes), format: format, path: url.path)
+        let image = PublicImage(bytes: bytes, hash: Digest(of: bytes), format: format, path: url.path)
         if images[image.hash] == nil { images[image.hash] = image }
         return image.reference
     }

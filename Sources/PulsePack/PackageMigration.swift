@@ -24,7 +24,7 @@ import PulseSystem
 struct PackageMigration {
     let package: PulsePackage
     /// The id to give the package (`--package-id`); random when nil.
-    let packageId: String?
+    let packageId: PackageID?
     let environment: [String: String]
     /// Called after each step with its number (tests stop the migration there).
     var afterStep: (Int) throws -> Void = { _ in }
@@ -41,7 +41,7 @@ struct PackageMigration {
 
     /// Runs (or finishes) the migration; returns the package id.
     @discardableResult
-    func run() throws -> String {
+    func run() throws -> PackageID {
         let id = try markPackageId()
         try afterStep(1)
         try copySecret(to: PackageSecret.defaultURL(packageId: id, environment: environment))
@@ -75,16 +75,16 @@ struct PackageMigration {
     }
 
     /// Step 1: the id this migration gives the package, recorded before anything moves.
-    private func markPackageId() throws -> String {
+    private func markPackageId() throws -> PackageID {
         if let data = try? Data(contentsOf: markerURL) {
-            guard let id = (try? JSONValue.parse(data))?["packageId"]?.stringValue, PackageId.isValid(id) else {
+            guard let id = (try? JSONValue.parse(data))?["packageId"]?.stringValue.flatMap(PackageID.init) else {
                 throw StoreError(path: markerURL.path, "unreadable migration record; remove it and build again")
             }
             return id
         }
         if let index = try? package.readIndex() { return index.packageId }  // finished but for the last steps
-        let id = try packageId ?? PackageId.random()
-        try AtomicFile.write(JSONValue.object(["packageId": .string(id)]).prettyBytes, to: markerURL, mode: 0o600)
+        let id = try packageId ?? PackageID.random()
+        try AtomicFile.write(JSONValue.object(["packageId": .string(id.hex)]).prettyBytes, to: markerURL, mode: 0o600)
         return id
     }
 
@@ -129,7 +129,7 @@ struct PackageMigration {
 
     /// The index the old one becomes: its current versions and deck state, and a history made of every
     /// manifest file (current first, then newest first by file time), with publish times from the files.
-    private func migratedIndex(packageId: String) throws -> PackageIndex {
+    private func migratedIndex(packageId: PackageID) throws -> PackageIndex {
         let data: Data
         do { data = try Data(contentsOf: package.legacyIndexURL) } catch {
             throw StoreError(path: package.legacyIndexURL.path, "cannot read: \(Errno.describe(error))")

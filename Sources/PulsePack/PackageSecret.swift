@@ -24,7 +24,7 @@ public enum PackageSecret {
     }
 
     /// The default secret file of a package: under `$XDG_CONFIG_HOME`, else `$HOME/.config`; nil without either.
-    public static func defaultURL(packageId: String, environment: [String: String]) -> URL? {
+    public static func defaultURL(packageId: PackageID, environment: [String: String]) -> URL? {
         let config: URL
         if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
             config = URL(fileURLWithPath: xdg)
@@ -33,13 +33,13 @@ public enum PackageSecret {
         } else {
             return nil
         }
-        return config.appendingPathComponent("pulse-pack/secrets").appendingPathComponent(packageId)
+        return config.appendingPathComponent("pulse-pack/secrets").appendingPathComponent(packageId.hex)
     }
 
     /// Loads the secret, creating the file if it is missing.
     /// - Throws: `InputError` for a secret file inside the package folder, readable by others, or not
     ///   32 bytes of base64, or when there is no home for the default file.
-    public static func load(file: URL?, environment: [String: String], packageId: String, package: PulsePackage) throws -> Loaded {
+    public static func load(file: URL?, environment: [String: String], packageId: PackageID, package: PulsePackage) throws -> Loaded {
         if file == nil, let text = environment[environmentVariable] {
             return Loaded(secret: try decode(text, source: "$\(environmentVariable)"), source: "$\(environmentVariable)", created: false)
         }

@@ -16,7 +16,7 @@ struct Publisher {
     func publish(
         _ session: SessionDescription, deck: Deck, outcomes: [SlideOutcome], index: inout PackageIndex, keyTables: KeyTableWriter
     ) throws -> BuildReport.Session {
-        let deckDigest = SHA256.hex(Array(outcomes.map { "\($0.n):\($0.assetHash)\n" }.joined().utf8))
+        let deckDigest = SHA256.hex(Array(outcomes.map { "\($0.n):\($0.assetHash.hex)\n" }.joined().utf8))
         let previous = index.sessions[session.id]
         let deckVersion: Int
         if let previous, previous.deckDigest == deckDigest {
@@ -25,7 +25,7 @@ struct Publisher {
             deckVersion = (previous?.highestDeckVersion ?? 0) + 1
         }
         var content = session.content
-        content["slides"] = .array(outcomes.map { ["n": .int($0.n), "assetHash": .string($0.assetHash), "bytes": .int($0.bytes)] })
+        content["slides"] = .array(outcomes.map { ["n": .int($0.n), "assetHash": JSONValue($0.assetHash), "bytes": .int($0.bytes)] })
         content["deckVersion"] = .int(deckVersion)
         let (manifest, packageVersion) = PackageVersion.stamped(.object(content))
 
@@ -116,7 +116,7 @@ struct Publisher {
         let changed = current?.packageVersion != packageVersion
         if kind == .series { index.series[id] = .init(packageVersion: packageVersion) } else { index.appconfig[id] = .init(packageVersion: packageVersion) }
         index.publish(kind, id, .init(packageVersion: packageVersion, refs: refs, publishedAt: publishedAt))
-        return BuildReport.Document(kind: kind.rawValue, id: id, packageVersion: packageVersion, changed: changed)
+        return BuildReport.Document(kind: kind, id: id, packageVersion: packageVersion, changed: changed)
     }
 
     private func writeManifest(_ kind: DocumentKind, id: String, manifest: JSONValue, packageVersion: String) throws {

@@ -32,10 +32,10 @@ public struct SlideChanges: Sendable, Equatable {
         ["changed": .array(changed.map(JSONValue.int)), "added": .array(added.map(JSONValue.int)), "removed": .array(removed.map(JSONValue.int))]
     }
 
-    private static func slides(_ manifest: JSONValue) -> [Int: String] {
-        var result: [Int: String] = [:]
+    private static func slides(_ manifest: JSONValue) -> [Int: Digest] {
+        var result: [Int: Digest] = [:]
         for slide in manifest["slides"]?.arrayValue ?? [] {
-            if let n = slide["n"]?.intValue, let hash = slide["assetHash"]?.stringValue { result[n] = hash }
+            if let n = slide["n"]?.intValue, let hash = slide["assetHash"]?.digestValue { result[n] = hash }
         }
         return result
     }

@@ -24,11 +24,10 @@ public struct SlideCipher: Sendable {
     /// - Parameters:
     ///   - packageId: the package's id, 32 hex digits (its 16 raw bytes are bound).
     ///   - sessionId: the session's id (its UTF-8 bytes are bound).
-    public init(secret: SecretBytes, packageId: String, sessionId: String) {
+    public init(secret: SecretBytes, packageId: PackageID, sessionId: String) {
         precondition(secret.count == Self.secretByteCount, "the package secret is 32 bytes")
-        guard let id = PackageId.bytes(packageId) else { preconditionFailure("a package id is 32 lowercase hex digits") }
         self.secret = secret
-        context = Self.lengthPrefixed(id) + Self.lengthPrefixed(Array(sessionId.utf8))
+        context = Self.lengthPrefixed(packageId.bytes) + Self.lengthPrefixed(Array(sessionId.utf8))
     }
 
     /// `lp(x)`: the length as 4 bytes, big-endian, then the bytes.
@@ -47,14 +46,14 @@ public struct SlideCipher: Sendable {
     public func seal(_ plaintext: some ContiguousBytes) throws -> SealedSlide {
         let (key, nonce) = try keyAndNonce(plaintextHash: SHA256.hash(plaintext))
         let ciphertext = try AES256GCM.seal(plaintext, key: key, nonce: nonce)
-        return SealedSlide(ciphertext: ciphertext, assetHash: SHA256.hex(ciphertext), key: key, nonce: nonce)
+        return SealedSlide(ciphertext: ciphertext, assetHash: Digest(of: ciphertext), key: key, nonce: nonce)
     }
 }
 
 /// One encrypted slide: the blob, its name and the key material the key server will release.
 public struct SealedSlide: Sendable {
     public let ciphertext: [UInt8]
-    public let assetHash: String
+    public let assetHash: Digest
     public let key: SecretBytes
     public let nonce: SecretBytes
 }

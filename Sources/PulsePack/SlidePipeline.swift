@@ -7,7 +7,7 @@ import PulseStore
 /// What became of one slide.
 struct SlideOutcome: Sendable {
     let n: Int
-    let assetHash: String
+    let assetHash: Digest
     let bytes: Int
     /// Kept until the key table is written, wiped when released.
     let key: SecretBytes

@@ -77,18 +77,18 @@ public struct Verifier {
     }
 
     /// Re-hashes every blob; returns the intact ones with their sizes.
-    private func checkBlobs(_ report: inout Report) -> [String: Int] {
+    private func checkBlobs(_ report: inout Report) -> [Digest: Int] {
         let folder = package.assets.folder
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else {
             report.problems.append("\(folder.path): missing or unreadable assets folder")
             return [:]
         }
-        var intact: [String: Int] = [:]
+        var intact: [Digest: Int] = [:]
         let total = names.count
         for (done, name) in names.sorted().enumerated() where !name.hasPrefix(".tmp-") {
             progress?("  re-hashing blobs", done + 1, total)
             let path = folder.appendingPathComponent(name).path
-            guard Hex.isDigestName(name) else {
+            guard let digest = Digest(hex: name) else {
                 report.problems.append("\(path): stray file in assets (not a SHA-256 name)")
                 continue
             }
@@ -97,11 +97,11 @@ public struct Verifier {
                 report.problems.append("\(path): unreadable blob")
                 continue
             }
-            guard SHA256.hex(data) == name else {
+            guard Digest(of: data) == digest else {
                 report.problems.append("\(path): blob bytes do not hash to its name (damaged)")
                 continue
             }
-            intact[name] = data.count
+            intact[digest] = data.count
         }
         return intact
     }
@@ -119,14 +119,14 @@ public struct Verifier {
             if parts.last?.hasPrefix(".tmp-") == true { continue }
             let allowed = parts == ["index.json"]
                 || parts.count == 2 && parts[0] == "assets"
-                || parts.count == 2 && parts[0] == "refs" && parts[1].hasSuffix(".json") && Hex.isDigestName(parts[1].dropLast(5))
-                || parts.count == 3 && parts[0] == "appconfig" && parts[2].hasSuffix(".json") && Hex.isDigestName(parts[2].dropLast(5))
+                || parts.count == 2 && parts[0] == "refs" && parts[1].hasSuffix(".json") && Digest(hex: parts[1].dropLast(5)) != nil
+                || parts.count == 3 && parts[0] == "appconfig" && parts[2].hasSuffix(".json") && Digest(hex: parts[2].dropLast(5)) != nil
             if !allowed { report.problems.append("\(url.path): does not belong in public/ (only blobs, blob lists, app configs and index.json do)") }
         }
     }
 
     /// Everything the public index names exists and is intact.
-    private func checkPublicIndex(index: PackageIndex, blobs: [String: Int], report: inout Report) {
+    private func checkPublicIndex(index: PackageIndex, blobs: [Digest: Int], report: inout Report) {
         let publicPart = package.publicPart
         let published: PublicIndex
         do { published = try publicPart.readIndex() } catch {
@@ -158,7 +158,7 @@ public struct Verifier {
 
     /// Checks every manifest file (all versions) and that the index's current ones exist; returns the
     /// current session manifests.
-    private func checkManifests(index: PackageIndex, blobs: [String: Int], report: inout Report) -> [String: JSONValue] {
+    private func checkManifests(index: PackageIndex, blobs: [Digest: Int], report: inout Report) -> [String: JSONValue] {
         var current: [String: JSONValue] = [:]
         for file in package.currentManifests(index) where !FileManager.default.fileExists(atPath: file.url.path) {
             report.problems.append("\(file.url.path): current manifest named by server/index.json is missing")
@@ -170,7 +170,7 @@ public struct Verifier {
         return current
     }
 
-    private func checkManifest(_ url: URL, blobs: [String: Int], report: inout Report) -> JSONValue? {
+    private func checkManifest(_ url: URL, blobs: [Digest: Int], report: inout Report) -> JSONValue? {
         report.manifests += 1
         guard let data = FileManager.default.contents(atPath: url.path), let manifest = try? JSONValue.parse(data) else {
             report.problems.append("\(url.path): unreadable manifest (not JSON)")
@@ -180,6 +180,9 @@ public struct Verifier {
         let stated = manifest[PackageVersion.field]?.stringValue
         if stated != named || PackageVersion.of(manifest) != named {
             report.problems.append("\(url.path): packageVersion does not match the content (edited after build?)")
+        }
+        for hash in manifest.malformedAssetHashes {
+            report.problems.append("\(url.path): assetHash \(String(reflecting: hash)) is not a blob name (64 lowercase hex digits)")
         }
         for reference in manifest.assetReferences {
             switch blobs[reference.assetHash] {
@@ -319,19 +322,19 @@ public struct Verifier {
         let keyed = Dictionary(table.slides.map { ($0.n, $0) }, uniquingKeysWith: { first, _ in first })
         for (done, slide) in slides.enumerated() {
             progress?("  decrypting \(table.sessionId)", done + 1, slides.count)
-            guard let n = slide["n"]?.intValue, let hash = slide["assetHash"]?.stringValue, let bytes = slide["bytes"]?.intValue else {
+            guard let n = slide["n"]?.intValue, let hash = slide["assetHash"]?.digestValue, let bytes = slide["bytes"]?.intValue else {
                 report.problems.append("\(url.path): a slide entry of session \(table.sessionId) is malformed")
                 continue
             }
             guard let keys = keyed[n], keys.assetHash == hash else {
-                report.problems.append("\(url.path): no key for slide \(n) (\(Format.short(hash)))")
+                report.problems.append("\(url.path): no key for slide \(n) (\(Format.short(hash.hex)))")
                 continue
             }
             guard let data = try? package.assets.read((hash, bytes)) else { continue }  // reported by checkBlobs
             guard let key = Data(base64Encoded: keys.keyB64), let nonce = Data(base64Encoded: keys.nonceB64),
                 let plaintext = try? AES256GCM.open(data, key: SecretBytes(key), nonce: SecretBytes(nonce))
             else {
-                report.problems.append("session \(table.sessionId) slide \(n): does not decrypt with its key (blob \(Format.short(hash)))")
+                report.problems.append("session \(table.sessionId) slide \(n): does not decrypt with its key (blob \(Format.short(hash.hex)))")
                 continue
             }
             if let problem = Self.checkPlaintext(plaintext) {

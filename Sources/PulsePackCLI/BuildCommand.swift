@@ -79,12 +79,12 @@ enum BuildCommand {
         var lines = ["Built \(report.package) in \(Format.seconds(report.seconds))"]
         for session in report.sessions {
             lines.append(
-                "  session \(session.id): \(session.slides) slides (\(session.deckKind)), \(Format.bytes(session.bytes)) encrypted, "
+                "  session \(session.id): \(session.slides) slides (\(session.deckKind.rawValue)), \(Format.bytes(session.bytes)) encrypted, "
                     + "\(session.newBlobs) new / \(session.reusedBlobs) reused blobs, deckVersion \(session.deckVersion), "
                     + "packageVersion \(Format.short(session.packageVersion))\(session.changed ? "" : " (unchanged)")")
         }
         for document in report.documents {
-            lines.append("  \(document.kind) \(document.id): packageVersion \(Format.short(document.packageVersion))\(document.changed ? "" : " (unchanged)")")
+            lines.append("  \(document.kind.rawValue) \(document.id): packageVersion \(Format.short(document.packageVersion))\(document.changed ? "" : " (unchanged)")")
         }
         for session in report.sessions {
             guard let files = session.slideFiles else { continue }

@@ -48,8 +48,8 @@ enum DiffCommand {
                     console.out("unchanged: same packageVersion (the app gets a 304 and fetches nothing)")
                     return ExitCode.success
                 }
-                let slideHashes = Set((new.value["slides"]?.arrayValue ?? []).compactMap { $0["assetHash"]?.stringValue })
-                    .union((old.value["slides"]?.arrayValue ?? []).compactMap { $0["assetHash"]?.stringValue })
+                let slideHashes = Set((new.value["slides"]?.arrayValue ?? []).compactMap { $0["assetHash"]?.digestValue })
+                    .union((old.value["slides"]?.arrayValue ?? []).compactMap { $0["assetHash"]?.digestValue })
                 for line in slides.lines { console.out(line) }
                 for asset in plan.fetch where !slideHashes.contains(asset.assetHash) {
                     console.out("image added: \(asset.assetHash)  \(Format.bytes(asset.bytes))")

@@ -15,7 +15,7 @@ public struct DataFolder: Sendable {
 
     /// Every file that holds secrets or state, checked at every start.
     var files: [String] {
-        [databasePath, databasePath + "-wal", databasePath + "-shm", certificateKeyPath]
+        [databasePath, databasePath + "-wal", databasePath + "-shm", certificateKeyPath, lockPath]
     }
 
     /// Opens the folder at `path`, creating it (0700) when missing, then checks every permission and
@@ -41,6 +41,20 @@ public struct DataFolder: Sendable {
     }
 
     init(url: URL) { self.url = url }
+
+    /// The folder at `path` as it is, creating nothing: for commands that only read it (`backup`).
+    /// - Throws: `ServerError` (`.notFound` when there is no folder, `.unsafeFile` for loose permissions).
+    public static func existing(_ path: String) throws -> DataFolder {
+        let url = URL(fileURLWithPath: path).standardizedFileURL
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else {
+            throw ServerError(.notFound, "\(url.path): no such data folder")
+        }
+        guard isFolder.boolValue else { throw ServerError(.unsafeFile, "\(url.path): not a folder") }
+        let folder = DataFolder(url: url)
+        try folder.checkPermissions()
+        return folder
+    }
 
     /// Refuses group/other access or a foreign owner on the folder and each file that exists.
     public func checkPermissions() throws {

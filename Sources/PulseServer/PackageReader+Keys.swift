@@ -46,7 +46,7 @@ extension PackageReader {
         return KeyTableRecord(sessionId: id, deckVersion: deckVersion, packageId: packageId, slides: try zip(keys, slides).map { key, slide in
             let path = "slides[\(slide.n)]"
             guard key.n == slide.n else { throw InputError(file: name, path: "\(path).n", "expected \(slide.n)") }
-            guard key.assetHash == slide.assetHash else {
+            guard Digest(hex: key.assetHash) == slide.assetHash else {
                 throw InputError(file: name, path: "\(path).assetHash", "does not match the manifest's slide \(slide.n)")
             }
             // Never quote a key or nonce in an error.

@@ -7,7 +7,7 @@ extension PackageReader {
     /// A manifest's slide: what its key table must match.
     struct ManifestSlide {
         var n: Int
-        var assetHash: String
+        var assetHash: Digest
     }
 
     func readSession(id: String, packageVersion: String, deckVersion: Int, gated: String?, packageId: String) throws -> SessionImport {
@@ -51,7 +51,7 @@ extension PackageReader {
         guard case let .array(items)? = manifest["slides"] else { throw InputError(file: url.path, path: "slides", "missing (expected an array)") }
         return try items.enumerated().map { index, item in
             guard item["n"]?.intValue == index else { throw InputError(file: url.path, path: "slides[\(index)].n", "expected \(index)") }
-            guard let hash = item["assetHash"]?.stringValue, Self.digestFormat.matches(hash) else {
+            guard let hash = item["assetHash"]?.digestValue else {
                 throw InputError(file: url.path, path: "slides[\(index)].assetHash", "expected 64 lowercase hex digits")
             }
             return ManifestSlide(n: index, assetHash: hash)

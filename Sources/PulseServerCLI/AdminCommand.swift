@@ -12,7 +12,7 @@ enum AdminCommand {
     static func command(console: Console) -> Command {
         Command(
             name: "admin",
-            abstract: "Mint device codes and tokens, revoke them, list and revoke devices, set session state and frontier.",
+            abstract: "Mint device codes and tokens, revoke them, list and revoke devices, set session state and frontier, read the audit log.",
             discussion: "Codes and tokens are printed once, on standard output, and stored only as SHA-256 hashes.",
             subcommands: [
                 Command(name: "device-code", abstract: "Single-use enrollment codes for staff-managed devices.",
@@ -25,6 +25,7 @@ enum AdminCommand {
                         subcommands: [tokenList(console), tokenRevoke(console)]),
                 Command(name: "device", abstract: "List or revoke enrolled devices.", subcommands: [deviceList(console), deviceRevoke(console)]),
                 SessionAdminCommand.command(console: console),
+                AuditAdminCommand.command(console: console),
             ])
     }
 

@@ -44,8 +44,8 @@ enum ImportCommand {
         }
         // Read and check the whole package before the database is even opened.
         let plan = try PackageReader(package: URL(fileURLWithPath: package), identities: identities).read()
-        let storage = try ServerCommand.storage(arguments, console)
-        let summary = try storage.importContent(plan, options: ImportOptions(replacePackage: arguments[replacePackage]), at: TimeText.now())
+        let administration = Administration(storage: try ServerCommand.storage(arguments, console))
+        let summary = try administration.importContent(plan, options: ImportOptions(replacePackage: arguments[replacePackage]))
         if arguments[ServerCommand.jsonOption] { console.out(json: summary.json) } else { console.out(summary.line) }
         return ExitCode.success
     }

@@ -19,7 +19,7 @@ enum MigrateCommand {
             discussion: """
                 Stop the SQLite server first: what it writes after the copy starts stays behind. Everything moves: credentials,
                 devices, sessions with their states and frontiers, manifests, gated resources, key tables, series, change logs,
-                diagnostic samples, replay keys that have not expired, and DIR's device certificate key (devices hold
+                diagnostic samples, the audit log, replay keys that have not expired, and DIR's device certificate key (devices hold
                 certificates signed with it; every instance signs with it from then on). The SQLite file is only read. The
                 target database must hold no pulse-server data (its schema is created when missing) unless --replace, which
                 empties it in the same transaction. Run it before the instances start on the target.

@@ -5,6 +5,7 @@ import PulseHTTPServer
 import PulseMetrics
 import PulseObservability
 import PulseServerMetrics
+import PulseLog
 import PulseOrigin
 import PulseServerStorage
 import PulseSyncAPI
@@ -19,6 +20,9 @@ enum ServeCommand {
         "trusted-proxy", "<cidr>", help: "A proxy whose X-Forwarded-For is believed, e.g. 10.0.0.5 or 10.0.0.0/24; may be repeated."
     ) { text in try IPNetwork(parsing: text) }
     static let accessLog = Option.value("access-log", "<path>", help: "Access log file, '-' for standard output (default), 'off' for none.")
+    static let logFormat = Option.value(
+        "log-format", "<text|json>", help: "The access log's and standard error's lines: text (default) or json (one OpenTelemetry-named object per line).",
+        mustBe: LogFormat.allowed, parse: { LogFormat(rawValue: $0) })
     static let threads = Option.int("threads", "<n>", in: 1...256, help: "Server threads, each with an epoll loop (default: one per core).")
     static let maxConnections = Option.int(
         "max-connections", "<n>", in: 1...1_000_000,
@@ -68,11 +72,12 @@ enum ServeCommand {
                 it short) stop accepting, end event streams cleanly, finish requests in flight and queued writes, exit 0. SIGHUP: reopen the access log and re-read the public index. SIGUSR1: reopen
                 the access log. With --database (or PULSE_DATABASE_URL) the state and the device certificate keys live in
                 PostgreSQL, shared by every instance behind a load balancer; --data is then optional (a key found there is
-                adopted into the database). See docs/server.md.
+                adopted into the database). With a data folder it holds DIR/pulse-server.lock shared while it runs, so
+                pulse-server restore refuses the folder meanwhile. See docs/server.md.
                 """,
             options: [
                 ServerCommand.dataOption, ServerCommand.databaseOption,
-                listen, publicPackage, trustedProxy, accessLog, threads, maxConnections, maxConnectionsPerIP, idleTimeout, headerTimeout,
+                listen, publicPackage, trustedProxy, accessLog, logFormat, threads, maxConnections, maxConnectionsPerIP, idleTimeout, headerTimeout,
                 enrollRate, enrollBurst, tokenEnrollRate, tokenEnrollBurst, tokenMaxStreams, drainDelay, shutdownTimeout, metricsListen,
             ],
             validate: { arguments in try ServerCommand.checkStorageGiven(arguments, console) },
@@ -84,6 +89,7 @@ enum ServeCommand {
         var sync = SyncConfiguration()
         var publicPackage: String?
         var accessLog = "-"
+        var logFormat = LogFormat.text
         var drain = 10.0
         var drainDelay = 0.0
         /// `--metrics-listen`: nil, no metrics are collected and nothing more listens.
@@ -117,12 +123,24 @@ enum ServeCommand {
         settings.publicPackage = arguments[Self.publicPackage]
         settings.accessLog = arguments[Self.accessLog] ?? "-"
         settings.metricsListen = arguments[Self.metricsListen]
+        settings.logFormat = arguments[Self.logFormat] ?? .text
         return settings
     }
 
     static func run(_ arguments: Arguments, console: Console) throws -> Int32 {
         try ServerCommand.checkStorageGiven(arguments, console)
         let settings = try settings(arguments)
+        let events = EventLog(service: "pulse-server", version: ToolVersion.current, format: settings.logFormat) { console.err($0) }
+        do {
+            return try serve(arguments, settings, console: console, events: events)
+        } catch let error where settings.logFormat == .json && !(error is UsageError) {
+            // As text, the error handler of `main` writes the error line; as JSON, it is one more event.
+            events.error("\(error)")
+            return ServerCommand.exitCode(for: error)
+        }
+    }
+
+    private static func serve(_ arguments: Arguments, _ settings: Settings, console: Console, events: EventLog) throws -> Int32 {
         // Before any thread exists, so that every thread inherits the mask and the signals reach only the
         // loop below.
         ServerSignals.block()
@@ -130,6 +148,9 @@ enum ServeCommand {
         let storage: any ServerStorage
         let certificateKeys: CertificateKeyring
         let stateName: String
+        // Held for the life of the process (the kernel drops it at exit): `restore` refuses the folder meanwhile.
+        var folderLock: FileLock?
+        defer { folderLock?.release() }
         if let database = try ServerCommand.databaseURL(arguments, console) {
             // PostgreSQL, shared with other instances: the device certificate keys live there too, so every
             // instance signs with the same key. A --data folder's key (a single box's, or one copied by hand) is
@@ -137,7 +158,7 @@ enum ServeCommand {
             let folder = try arguments[ServerCommand.dataOption].map { _ in try ServerCommand.dataFolder(arguments) }
             let postgres = try PostgresStorage(url: database, connections: connections)
             if postgres.schemaVersions.found != postgres.schemaVersions.now {
-                console.err("pulse-server: migrated the database schema from version \(postgres.schemaVersions.found) to \(postgres.schemaVersions.now)")
+                events.info("migrated the database schema from version \(postgres.schemaVersions.found) to \(postgres.schemaVersions.now)")
             }
             _ = try postgres.prepareCertificateKeys(adopting: try folder.flatMap(DeviceCertificateKey.existing), at: TimeText.now())
             certificateKeys = try CertificateKeyring(loading: { try postgres.certificateKeys() })
@@ -145,31 +166,34 @@ enum ServeCommand {
             stateName = "database \(postgres.configuration.redacted)"
         } else {
             let folder = try ServerCommand.dataFolder(arguments)
+            folderLock = try folder.lockForServing()
             storage = try folder.openStorage(connections: connections)
             certificateKeys = CertificateKeyring(try DeviceCertificateKey.loadOrCreate(in: folder))
             stateName = "data \(folder.url.path)"
         }
+        let resource = LogResource(serviceName: "pulse-server", serviceVersion: ToolVersion.current)
         let accessLog: AccessLog? = switch settings.accessLog {
         case "off": nil
-        case "-": .standardOutput()
-        default: try .file(settings.accessLog)
+        case "-": .standardOutput(format: settings.logFormat, resource: resource)
+        default: try .file(settings.accessLog, format: settings.logFormat, resource: resource)
         }
         var origin: Origin?
         if let path = settings.publicPackage {
-            origin = try Origin(configuration: OriginConfiguration(packageRoot: URL(fileURLWithPath: path)), accessLog: nil, alarm: SyncServer.standardError)
+            origin = try Origin(configuration: OriginConfiguration(packageRoot: URL(fileURLWithPath: path)), accessLog: nil, alarm: events.alarm)
         }
         // Metrics only with --metrics-listen: without it no observer is made, and the responder is the server's own.
         let metrics = settings.metricsListen.map { _ in ServerMetrics(version: ToolVersion.current) }
         let metricsListener = try metrics.map { metrics in try listenForMetrics(settings.metricsListen ?? "", metrics.registry) }
         let sync = SyncServer(
-            storage: storage, certificateKeys: certificateKeys, configuration: settings.sync, origin: origin, accessLog: accessLog, observer: metrics)
+            storage: storage, certificateKeys: certificateKeys, configuration: settings.sync, origin: origin, accessLog: accessLog, alarm: events.alarm,
+            observer: metrics)
         sync.start()
         let responder: any HTTPResponder = metrics.map { MeteredResponder(sync, meter: $0) } ?? sync
         let server = try HTTPServer(configuration: settings.server, responder: responder)
         metrics?.watch(sync: sync.sync, server: server, storage: storage)
-        console.err("pulse-server: serving on http://\(server.boundAddress) (\(stateName), \(settings.server.threads) threads, "
+        events.info("serving on http://\(server.boundAddress) (\(stateName), \(settings.server.threads) threads, "
             + "pid \(SystemProcess.currentID)\(settings.publicPackage.map { ", public part of \($0)" } ?? ""))")
-        if let metricsListener { console.err("pulse-server: metrics on http://\(metricsListener.boundAddress)/metrics") }
+        if let metricsListener { events.info("metrics on http://\(metricsListener.boundAddress)/metrics") }
         let serviceManager = ServiceManager.current
         serviceManager.ready(status: "serving on http://\(server.boundAddress)")
         while true {
@@ -180,22 +204,24 @@ enum ServeCommand {
                 serviceManager.reloading()
                 var note = accessLog?.reopen() ?? "no access log to reopen"
                 if let origin { note += "; " + origin.reloadIndex() }
-                console.err("pulse-server: \(name): \(note)")
+                events.info("\(name): \(note)", ["pulse.signal": name])
                 serviceManager.ready(status: "serving on http://\(server.boundAddress); \(name): \(note)")
             case SIGUSR1:
-                console.err("pulse-server: \(name): \(accessLog?.reopen() ?? "no access log to reopen")")
+                events.info("\(name): \(accessLog?.reopen() ?? "no access log to reopen")", ["pulse.signal": name])
             case _ where ServerSignals.isTermination(signal):
                 serviceManager.stopping(status: "\(name): draining, then stopping")
-                sync.sync.readiness.drain(for: settings.drainDelay) { console.err("pulse-server: \(name): \($0)") }
-                console.err("pulse-server: \(name): closing \(sync.openStreams) event streams, finishing \(server.requestsInFlight) requests in flight, then stopping")
-                stopWithin(seconds: settings.drain + 10, console: console)
+                sync.sync.readiness.drain(for: settings.drainDelay) { events.info("\(name): \($0)", ["pulse.signal": name]) }
+                events.info(
+                    "\(name): closing \(sync.openStreams) event streams, finishing \(server.requestsInFlight) requests in flight, then stopping",
+                    ["pulse.signal": name])
+                stopWithin(seconds: settings.drain + 10, events: events)
                 server.shutdown(drainSeconds: settings.drain)
                 sync.stop(drainSeconds: settings.drain)
                 metricsListener?.stop()
-                console.err("pulse-server: stopped")
+                events.info("stopped")
                 return ExitCode.success
             default:
-                console.err("pulse-server: \(name): ignored")
+                events.info("\(name): ignored", ["pulse.signal": name])
             }
         }
     }
@@ -213,10 +239,10 @@ enum ServeCommand {
 
     /// If the stop has not finished `seconds` after it began (a thread stuck in a system call), say so and
     /// exit anyway: a stop request is never ignored.
-    private static func stopWithin(seconds: Double, console: Console) {
+    private static func stopWithin(seconds: Double, events: EventLog) {
         let watchdog = Thread {
             Thread.sleep(forTimeInterval: seconds)
-            console.err("pulse-server: error: still not stopped \(Int(seconds)) s after the signal; exiting now")
+            events.error("still not stopped \(Int(seconds)) s after the signal; exiting now")
             SystemProcess.exitImmediately(1)
         }
         watchdog.start()

@@ -6,7 +6,8 @@ import PulseCore
 import PulseServerStorage
 
 /// `pulse-server`: the command line, declared once (parsing, help, validation, run).
-/// `serve` (ServeCommand), `import` (ImportCommand) and `admin` (AdminCommand).
+/// `serve` (ServeCommand), `import` (ImportCommand), `admin` (AdminCommand), `migrate` (MigrateCommand),
+/// `backup` and `restore` (BackupCommand).
 public enum ServerCommand {
     public static func root(console: Console, extra: [Command] = []) -> Command {
         Command(
@@ -20,7 +21,7 @@ public enum ServerCommand {
                 """,
             subcommands: extra + [
                 ServeCommand.command(console: console), ImportCommand.command(console: console), AdminCommand.command(console: console),
-                MigrateCommand.command(console: console),
+                MigrateCommand.command(console: console), BackupCommand.backup(console: console), BackupCommand.restore(console: console),
             ])
     }
 

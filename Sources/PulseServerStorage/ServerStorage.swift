@@ -27,7 +27,14 @@
 /// | `ContentStorage` | imports, manifests, key tables, series | `+Content` |
 /// | `SampleStorage` | replay keys of signed POSTs and diagnostics samples | `+Samples` |
 /// | `RateLimitStorage` | token buckets | `+RateLimits` |
-public protocol ServerStorage: ChangeStorage, CredentialStorage, DeviceStorage, SessionStorage, ContentStorage, SampleStorage, RateLimitStorage {}
+/// | `AuditStorage` | the audit log of staff and admin actions | `+Audit` |
+///
+/// Every method that changes what an operator controls (credentials, device revocations, sessions,
+/// imports) takes `audit`: the entries it appends to the audit log in the same transaction as the change,
+/// only when the change is done (not when it answers nil, false, `.refused` or throws). So no action is
+/// done without its record; a refusal is recorded by the caller afterwards (`appendAudit`).
+public protocol ServerStorage: ChangeStorage, CredentialStorage, DeviceStorage, SessionStorage, ContentStorage, SampleStorage, RateLimitStorage,
+    AuditStorage {}
 
 /// Change detection: what lets callers cache and revalidate cheaply (see `ServerStorage`).
 public protocol ChangeStorage: AnyObject, Sendable {
@@ -54,15 +61,15 @@ public protocol ChangeStorage: AnyObject, Sendable {
 
 /// Device codes, registration tokens and staff tokens, stored as SHA-256 hashes only.
 public protocol CredentialStorage: AnyObject, Sendable {
-    /// Stores a new credential (device code, registration token or staff token).
-    func addCredential(_ credential: NewCredential) throws
+    /// Stores a new credential (device code, registration token or staff token), with `audit`.
+    func addCredential(_ credential: NewCredential, audit: [AuditEntry]) throws
     /// Revokes the credential with `hash` (any kind) and, with `withDevices`, every device it enrolled that is
     /// not revoked yet, in one transaction: a leaked link's devices are cut at once.
     /// - Returns: nil when there is no such credential, or it was already revoked and there was nothing else to
-    ///   revoke (no `withDevices`, or none of its devices active); else what was revoked.
-    func revokeCredential(hash: [UInt8], at now: Int64, withDevices: Bool) throws -> Revocation?
+    ///   revoke (no `withDevices`, or none of its devices active); else what was revoked (and `audit` is appended).
+    func revokeCredential(hash: [UInt8], at now: Int64, withDevices: Bool, audit: [AuditEntry]) throws -> Revocation?
     /// The same for the credential whose listing id is `id` (refused when the id names more than one).
-    func revokeCredential(listingId id: String, at now: Int64, withDevices: Bool) throws -> Revocation?
+    func revokeCredential(listingId id: String, at now: Int64, withDevices: Bool, audit: [AuditEntry]) throws -> Revocation?
     /// Every credential, newest first, for operators (never the text, only the listing id).
     func credentials() throws -> [CredentialRecord]
     /// How many devices each credential enrolled since `since` (listing id → count; none: absent), for the
@@ -97,8 +104,8 @@ public protocol DeviceStorage: AnyObject, Sendable {
     func device(id: String) throws -> DeviceRecord?
     /// Every device, oldest first.
     func devices() throws -> [DeviceRecord]
-    /// False when there is no such device or it was already revoked.
-    func revokeDevice(id: String, at now: Int64) throws -> Bool
+    /// False when there is no such device or it was already revoked; true when revoked (with `audit`).
+    func revokeDevice(id: String, at now: Int64, audit: [AuditEntry]) throws -> Bool
 }
 
 /// Sessions: state, frontier, settings, and the change log event streams replay.
@@ -106,22 +113,23 @@ public protocol SessionStorage: AnyObject, Sendable {
     func session(id: String) throws -> SessionRecord?
     func sessions() throws -> [SessionRecord]
     /// Applies `update`; the frontier moves with `max()` only (clamped to the deck's last slide).
-    /// - Returns: the updated record, or nil when there is no such session.
-    func updateSession(id: String, _ update: SessionUpdate, at now: Int64) throws -> SessionRecord?
+    /// - Returns: the updated record (and `audit` appended), or nil when there is no such session.
+    func updateSession(id: String, _ update: SessionUpdate, at now: Int64, audit: [AuditEntry]) throws -> SessionRecord?
     /// The presenter's advance: in live, the live frontier becomes `max(frontier, slide)`; in rehearsal,
     /// the rehearsal frontier does; other states refuse. `slide` is clamped to the deck's last slide.
-    func advance(sessionId: String, to slide: Int, at now: Int64) throws -> AdvanceOutcome
+    /// `audit` is appended with `.advanced` (moved or not), not with a refusal.
+    func advance(sessionId: String, to slide: Int, at now: Int64, audit: [AuditEntry]) throws -> AdvanceOutcome
     /// The session's changes with a sequence number above `sequence`, oldest first, at most `limit`.
     func changes(sessionId: String, after sequence: Int64, limit: Int) throws -> [SessionChange]
 }
 
 /// What imports write: manifests, key tables, gated resources, series.
 public protocol ContentStorage: AnyObject, Sendable {
-    /// Writes an import in one transaction, or nothing.
+    /// Writes an import in one transaction (with `audit`), or nothing.
     /// - Throws: `ServerError.conflict` when a (session, deckVersion) is held with other keys, a session
     ///   belongs to another package (without `replacePackage`), or the package's deck is older than the
     ///   one held.
-    func importContent(_ plan: ImportPlan, options: ImportOptions, at now: Int64) throws -> ImportSummary
+    func importContent(_ plan: ImportPlan, options: ImportOptions, at now: Int64, audit: [AuditEntry]) throws -> ImportSummary
     func sessionContent(id: String) throws -> SessionContent?
     func keyTable(sessionId: String, deckVersion: Int) throws -> KeyTableRecord?
     func series(id: String) throws -> SeriesRecord?
@@ -139,6 +147,16 @@ public protocol SampleStorage: AnyObject, Sendable {
     func samples(sessionId: String) throws -> [DiagSample]
     /// The newest sample of each device that posted since `since` (the moderator's live view).
     func latestSamples(sessionId: String, since: Int64) throws -> [DiagSample]
+}
+
+/// The audit log: append-only (no method updates or deletes a row; both schemas refuse UPDATE and DELETE
+/// on it), ids monotonic in commit order, read by `admin audit list` and `GET /api/staff/audit`.
+public protocol AuditStorage: AnyObject, Sendable {
+    /// Appends `entries` in a transaction of their own: a refusal or a failure, recorded after the action's
+    /// transaction (if any) rolled back. Appending changes no cache (`generation()` does not move).
+    func appendAudit(_ entries: [AuditEntry]) throws
+    /// The rows with an id above `after` and a time at or after `since`, oldest first, at most `limit`.
+    func auditEntries(after id: Int64, since: Int64?, limit: Int) throws -> [AuditRecord]
 }
 
 /// Token buckets, and with them the check of a device-scoped request.
@@ -172,6 +190,17 @@ public struct RequestCheck: Equatable, Sendable {
 }
 
 extension CredentialStorage {
+    /// Stores a new credential with no audit entry (tests, tools that record elsewhere).
+    public func addCredential(_ credential: NewCredential) throws { try addCredential(credential, audit: []) }
+
+    public func revokeCredential(hash: [UInt8], at now: Int64, withDevices: Bool) throws -> Revocation? {
+        try revokeCredential(hash: hash, at: now, withDevices: withDevices, audit: [])
+    }
+
+    public func revokeCredential(listingId id: String, at now: Int64, withDevices: Bool) throws -> Revocation? {
+        try revokeCredential(listingId: id, at: now, withDevices: withDevices, audit: [])
+    }
+
     /// Revokes the credential alone; false when there is none or it was already revoked.
     public func revokeCredential(hash: [UInt8], at now: Int64) throws -> Bool {
         try revokeCredential(hash: hash, at: now, withDevices: false) != nil
@@ -182,6 +211,26 @@ extension CredentialStorage {
         try revokeCredential(listingId: id, at: now, withDevices: false) != nil
     }
 
+}
+
+extension DeviceStorage {
+    public func revokeDevice(id: String, at now: Int64) throws -> Bool { try revokeDevice(id: id, at: now, audit: []) }
+}
+
+extension SessionStorage {
+    public func updateSession(id: String, _ update: SessionUpdate, at now: Int64) throws -> SessionRecord? {
+        try updateSession(id: id, update, at: now, audit: [])
+    }
+
+    public func advance(sessionId: String, to slide: Int, at now: Int64) throws -> AdvanceOutcome {
+        try advance(sessionId: sessionId, to: slide, at: now, audit: [])
+    }
+}
+
+extension ContentStorage {
+    public func importContent(_ plan: ImportPlan, options: ImportOptions, at now: Int64) throws -> ImportSummary {
+        try importContent(plan, options: options, at: now, audit: [])
+    }
 }
 
 extension RateLimitStorage {

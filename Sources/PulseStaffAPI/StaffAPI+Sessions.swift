@@ -9,7 +9,7 @@ extension StaffAPI {
     /// `POST`/`PATCH /api/staff/sessions/{id}` `{"state"?, "maxShown"?, "allowDownload"?, "venueNetworks"?}`:
     /// `admin session set`. Only what is given changes; `maxShown` moves the frontier with `max()`;
     /// `venueNetworks` replaces the list (`[]` unlocks).
-    func setSession(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
+    func setSession(_ id: String, _ request: HTTPRequest, administration: Administration) throws -> HTTPResponse {
         let fields = try body(request)
         var update = SessionUpdate()
         if let value = fields["state"], value != .null {
@@ -34,7 +34,7 @@ extension StaffAPI {
             }
         }
         guard !update.isEmpty else { throw ServerError.badInput("nothing to set: give state, maxShown, allowDownload or venueNetworks") }
-        return deferredWrite("staff") { [self, update] in
+        return deferredWrite("staff") { [self, update, administration] in
             let record = try administration.setSession(id: id, update)
             hub.poke()
             return SyncAnswers.json(200, StaffJSON.session(record), note: "staff:session-set")
@@ -44,10 +44,10 @@ extension StaffAPI {
     /// `POST /api/staff/sessions/{id}/advance {"maxShown": n}`: the presenter's clicker. In live the
     /// frontier becomes `max(frontier, n)` (clamped to the deck) and every stream of the session hears
     /// `advance` at once; in rehearsal the rehearsal frontier moves; other states answer 409.
-    func advance(_ id: String, _ request: HTTPRequest) throws -> HTTPResponse {
+    func advance(_ id: String, _ request: HTTPRequest, administration: Administration) throws -> HTTPResponse {
         let fields = try body(request)
         guard let slide = fields["maxShown"]?.intValue, slide >= 0 else { throw ServerError.badInput("maxShown: a slide number, 0 or more, is required") }
-        return deferredWrite("staff") { [self] in
+        return deferredWrite("staff") { [self, administration] in
             let (record, moved) = try administration.advance(sessionId: id, to: slide)
             if moved { hub.poke() }
             return SyncAnswers.json(200, ["session": StaffJSON.session(record), "moved": .bool(moved)], note: "staff:advance")

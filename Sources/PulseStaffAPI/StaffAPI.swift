@@ -21,6 +21,11 @@ import PulseServerStorage
 /// | `POST`/`PATCH sessions/{id}` | `{"state"?, "maxShown"?, "allowDownload"?, "venueNetworks"?}` → the session |
 /// | `POST sessions/{id}/advance` | `{"maxShown"}` → the session and `moved` |
 /// | `GET sessions/{id}/live` · `GET sessions/{id}/report` | live view · report (JSON, or CSV with `?format=csv` / `Accept: text/csv`) |
+/// | `GET audit?after=&since=&limit=` | the audit log, oldest first, paged by id (StaffAPI+Audit.swift) |
+///
+/// Every change (each `POST`/`PATCH` above) is recorded in the audit log with the token's listing id, its
+/// role and the client's address: done, refused (a bad body included) or failed. A request whose token
+/// does not authenticate is not an action and is not recorded.
 ///
 /// Minted: `{"kind","id","secret","scope"?,"maxDevices"?,"expiresAt"?}`, the same as `admin … --json`.
 /// Errors: `{"error","message"}` with 400 (bad input), 404 (no such thing), 409 (a refused change).
@@ -121,22 +126,32 @@ public final class StaffAPI: HTTPResponder {
         guard let token = StaffAPI.bearer(request.headers["authorization"]), CredentialSecret.isTokenShaped(token),
               let hash = CredentialSecret.hash(token), try cache.isStaffToken(hash: hash, now: now)
         else { return HTTPResponse(answers.unauthorized, "staff:unauthorized") }
+        // Every staff token acts as an administrator until roles exist.
+        let administration = self.administration.acting(
+            as: .staff(tokenId: CredentialSecret.listingId(hash: hash), role: "admin"), from: sync.clientAddress(of: request)?.description)
+        let parts = path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
         do {
-            return try staffRoute(request, path: path, query: query, now: now)
+            return try staffRoute(request, parts: parts, query: query, now: now, administration: administration)
         } catch let error as ServerError where error.kind != .storage && error.kind != .unsafeFile {
-            return StaffAPI.error(error)
+            // A change refused before it reached `Administration` (a bad body) is recorded too.
+            guard let (action, target) = StaffAPI.auditedAction(request.method, parts) else { return StaffAPI.error(error) }
+            return deferredWrite("staff") {
+                administration.recordRefusal(action, target: target, error)
+                return StaffAPI.error(error)
+            }
         }
     }
 
-    private func staffRoute(_ request: HTTPRequest, path: ArraySlice<UInt8>, query: ArraySlice<UInt8>, now: Int64) throws -> HTTPResponse {
-        let parts = path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+    private func staffRoute(
+        _ request: HTTPRequest, parts: [String], query: ArraySlice<UInt8>, now: Int64, administration: Administration
+    ) throws -> HTTPResponse {
         let method = request.method
         let isWrite = method == .post || method == .other("PATCH")
         switch (parts.first ?? "", parts.count) {
         case ("device-codes", 1) where method == .post,
              ("registration-tokens", 1) where method == .post,
              ("staff-tokens", 1) where method == .post:
-            return try mint(parts[0], request)
+            return try mint(parts[0], request, administration: administration)
         case ("tokens", 1) where isRead(request):
             let recent = try storage.recentEnrollments(since: now - 60)
             return SyncAnswers.json(200, .array(try storage.credentials().map { StaffJSON.credential($0, recent: recent[$0.id] ?? 0) }), note: "staff:tokens")
@@ -148,7 +163,7 @@ public final class StaffAPI: HTTPResponder {
                 guard case let .bool(flag) = value else { throw ServerError.badInput("withDevices must be true or false") }
                 withDevices = flag
             }
-            return deferredWrite("staff") { [self, withDevices] in
+            return deferredWrite("staff") { [self, withDevices, administration] in
                 let revocation = try administration.revokeToken(text, withDevices: withDevices)
                 if revocation.devices > 0 { hub.poke() }
                 var answer: [String: JSONValue] = ["revoked": true, "tokenWasActive": .bool(revocation.credential)]
@@ -159,7 +174,7 @@ public final class StaffAPI: HTTPResponder {
             return SyncAnswers.json(200, .array(try storage.devices().map { StaffJSON.device($0) }), note: "staff:devices")
         case ("devices", 3) where parts[2] == "revoke" && method == .post:
             let id = parts[1]
-            return deferredWrite("staff") { [self] in
+            return deferredWrite("staff") { [self, administration] in
                 try administration.revokeDevice(id: id)
                 hub.poke()
                 return SyncAnswers.json(200, try storage.device(id: id).map { StaffJSON.device($0) } ?? .null, note: "staff:device-revoked")
@@ -170,13 +185,15 @@ public final class StaffAPI: HTTPResponder {
             guard let session = try storage.session(id: parts[1]) else { throw Administration.noSession(parts[1]) }
             return SyncAnswers.json(200, StaffJSON.session(session), note: "staff:session")
         case ("sessions", 2) where isWrite:
-            return try setSession(parts[1], request)
+            return try setSession(parts[1], request, administration: administration)
         case ("sessions", 3) where parts[2] == "advance" && method == .post:
-            return try advance(parts[1], request)
+            return try advance(parts[1], request, administration: administration)
         case ("sessions", 3) where parts[2] == "live" && isRead(request):
             return try liveView(parts[1], now: now)
         case ("sessions", 3) where parts[2] == "report" && isRead(request):
             return try report(parts[1], request, query: query, now: now)
+        case ("audit", 1) where isRead(request):
+            return try audit(query: query)
         default:
             return HTTPResponse(answers.notFound, "staff:no-route")
         }
@@ -191,33 +208,31 @@ public final class StaffAPI: HTTPResponder {
         }
     }
 
-    private func mint(_ kind: String, _ request: HTTPRequest) throws -> HTTPResponse {
+    private func mint(_ kind: String, _ request: HTTPRequest, administration: Administration) throws -> HTTPResponse {
+        // Everything the body says is checked here, before the write: a refusal of it is recorded by `staff`.
         let fields = try body(request)
         let lifetime = try StaffAPI.lifetime(fields["expires"])
-        let administration = self.administration
-        return deferredWrite("staff") {
-            let minted: Administration.Minted
-            switch kind {
-            case "device-codes":
-                let scope: DeviceScope
-                switch (fields["series"]?.stringValue, fields["session"]?.stringValue) {
-                case let (series?, nil): scope = .series(series)
-                case let (nil, session?): scope = .session(session)
-                default: throw ServerError.badInput("give exactly one of \"session\" or \"series\"")
-                }
-                minted = try administration.createDeviceCode(scope: scope, lifetime: lifetime ?? Administration.deviceCodeLifetime)
-            case "registration-tokens":
-                guard let series = fields["series"]?.stringValue else { throw ServerError.badInput("series: required") }
-                let maxDevices = try StaffAPI.wholeNumber(fields, "maxDevices", in: 1...10_000_000)
-                let limits = TokenLimits(
-                    enrollRate: try StaffAPI.wholeNumber(fields, "enrollRate", in: 1...1_000_000),
-                    enrollBurst: try StaffAPI.wholeNumber(fields, "enrollBurst", in: 1...1_000_000),
-                    maxStreams: try StaffAPI.wholeNumber(fields, "maxStreams", in: 0...1_000_000))
-                minted = try administration.createRegistrationToken(series: series, maxDevices: maxDevices, limits: limits, lifetime: lifetime)
-            default:
-                minted = try administration.createStaffToken(lifetime: lifetime)
+        let work: @Sendable () throws -> Administration.Minted
+        switch kind {
+        case "device-codes":
+            let scope: DeviceScope
+            switch (fields["series"]?.stringValue, fields["session"]?.stringValue) {
+            case let (series?, nil): scope = .series(series)
+            case let (nil, session?): scope = .session(session)
+            default: throw ServerError.badInput("give exactly one of \"session\" or \"series\"")
             }
-            return SyncAnswers.json(201, StaffAPI.minted(minted), note: "staff:minted")
+            work = { try administration.createDeviceCode(scope: scope, lifetime: lifetime ?? Administration.deviceCodeLifetime) }
+        case "registration-tokens":
+            guard let series = fields["series"]?.stringValue else { throw ServerError.badInput("series: required") }
+            let maxDevices = try StaffAPI.wholeNumber(fields, "maxDevices", in: 1...10_000_000)
+            let limits = TokenLimits(
+                enrollRate: try StaffAPI.wholeNumber(fields, "enrollRate", in: 1...1_000_000),
+                enrollBurst: try StaffAPI.wholeNumber(fields, "enrollBurst", in: 1...1_000_000),
+                maxStreams: try StaffAPI.wholeNumber(fields, "maxStreams", in: 0...1_000_000))
+            work = { try administration.createRegistrationToken(series: series, maxDevices: maxDevices, limits: limits, lifetime: lifetime) }
+        default:
+            work = { try administration.createStaffToken(lifetime: lifetime) }
         }
+        return deferredWrite("staff") { SyncAnswers.json(201, StaffAPI.minted(try work()), note: "staff:minted") }
     }
 }

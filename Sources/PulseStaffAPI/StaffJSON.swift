@@ -53,4 +53,17 @@ public enum StaffJSON {
         if let series = record.seriesId { fields["seriesId"] = .string(series) }
         return .object(fields)
     }
+
+    /// An audit row: `{"id","at","actor":{"kind","id","role"},"action","target","detail","client","result"}` (absent
+    /// values are null). Nothing in it is a secret; every string may be hostile to whoever renders it.
+    public static func audit(_ record: AuditRecord) -> JSONValue {
+        let entry = record.entry
+        func text(_ value: String?) -> JSONValue { value.map { .string($0) } ?? .null }
+        return [
+            "id": .int(Int(record.id)), "at": .string(TimeText.iso(entry.at)),
+            "actor": ["kind": .string(entry.actor.kind.rawValue), "id": .string(entry.actor.id), "role": text(entry.actor.role)],
+            "action": .string(entry.action.rawValue), "target": text(entry.target), "detail": text(entry.detail), "client": text(entry.client),
+            "result": .string(entry.result.text),
+        ]
+    }
 }

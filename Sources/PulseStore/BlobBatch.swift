@@ -1,4 +1,5 @@
 import Foundation
+import PulseCore
 import PulseCrypto
 import PulseSystem
 import Synchronization
@@ -11,7 +12,7 @@ import Synchronization
 public final class BlobBatch: Sendable {
     private struct State {
         /// The blobs staged (or being staged) as `.tmp-<hash>`.
-        var staged: Set<String> = []
+        var staged: Set<Digest> = []
         /// The store's folder, opened at the first `put` (it may not exist before): blobs are checked,
         /// created and renamed relative to it, without a walk of its path for each.
         var folder: Folder?
@@ -27,14 +28,13 @@ public final class BlobBatch: Sendable {
 
     /// Stages `bytes` (whose SHA-256 is `hash`). Thread-safe.
     /// - Returns: true if the blob is new, false if it is already stored (same size) or staged.
-    public func put(_ bytes: [UInt8], hash: String) throws -> Bool {
-        precondition(Hex.isDigestName(hash), "blob name must be a SHA-256 hex digest")
+    public func put(_ bytes: [UInt8], hash: Digest) throws -> Bool {
         let folder = try openFolder()
-        if folder.sizeOfRegularFile(hash) == bytes.count { return false }
+        if folder.sizeOfRegularFile(hash.hex) == bytes.count { return false }
         let claimed = state.withLock { $0.staged.insert(hash).inserted }
         guard claimed else { return false }
         do throws(PathError) {
-            let temp = try TempFile.create(".tmp-" + hash, in: folder, with: bytes, mode: 0o444)
+            let temp = try TempFile.create(".tmp-" + hash.hex, in: folder, with: bytes, mode: 0o444)
             flusher.submit { try StoreError.wrapping { () throws(PathError) in try temp.finish() } }
         } catch {
             _ = state.withLock { $0.staged.remove(hash) }
@@ -44,7 +44,7 @@ public final class BlobBatch: Sendable {
     }
 
     /// The blobs staged so far.
-    public var hashes: [String] { state.withLock { Array($0.staged) } }
+    public var hashes: [Digest] { state.withLock { Array($0.staged) } }
 
     /// Renames every staged blob into place and fsyncs the folder once.
     public func commit() throws {
@@ -53,7 +53,7 @@ public final class BlobBatch: Sendable {
         if !moves.isEmpty {
             let folder = try openFolder()
             try StoreError.wrapping { () throws(PathError) in
-                for hash in moves { try folder.rename(".tmp-" + hash, to: hash) }
+                for hash in moves { try folder.rename(".tmp-" + hash.hex, to: hash.hex) }
             }
         }
         try AtomicFile.syncFolder(store.folder)
@@ -70,10 +70,10 @@ public final class BlobBatch: Sendable {
     }
 
     /// Removes staged temp files (after a failure) and, with `committed`, blobs a failed build created.
-    public func discard(committed: [String] = []) {
+    public func discard(committed: [Digest] = []) {
         _ = try? flusher.finish()
         state.withLock { state in
-            for hash in state.staged { try? FileSystem.remove(store.path(for: ".tmp-" + hash)) }
+            for hash in state.staged { try? FileSystem.remove(store.folderPath + "/.tmp-" + hash.hex) }
             state.staged = []
         }
         for hash in committed { try? FileSystem.remove(store.path(for: hash)) }

@@ -1,4 +1,5 @@
 import Foundation
+import PulseCore
 import PulseCrypto
 import PulseSystem
 
@@ -14,19 +15,18 @@ public struct BlobStore: Sendable {
         folderPath = folder.path
     }
 
-    public func url(for hash: String) -> URL { folder.appendingPathComponent(hash) }
+    public func url(for hash: Digest) -> URL { folder.appendingPathComponent(hash.hex) }
 
     /// The file path of a blob.
-    public func path(for hash: String) -> String { folderPath + "/" + hash }
+    public func path(for hash: Digest) -> String { folderPath + "/" + hash.hex }
 
     /// The size of the stored blob, or nil if there is none.
-    public func size(of hash: String) -> Int? { FileInfo.sizeOfRegularFile(path(for: hash)) }
+    public func size(of hash: Digest) -> Int? { FileInfo.sizeOfRegularFile(path(for: hash)) }
 
     /// Stores `bytes` under `hash` (which the caller computed as their SHA-256).
     /// - Returns: true if the blob was new, false if an intact copy (same size) was already there.
     @discardableResult
-    public func put(_ bytes: [UInt8], hash: String) throws -> Bool {
-        precondition(Hex.isDigestName(hash), "blob name must be a SHA-256 hex digest")
+    public func put(_ bytes: [UInt8], hash: Digest) throws -> Bool {
         if size(of: hash) == bytes.count { return false }
         try AtomicFile.write(bytes, to: url(for: hash), mode: 0o444)
         return true
@@ -34,7 +34,7 @@ public struct BlobStore: Sendable {
 
     /// Reads a blob and checks it against its name (size first, then digest).
     /// - Throws: `StoreError` if it is missing, unreadable, the wrong size or does not hash to its name.
-    public func read(_ reference: (assetHash: String, bytes: Int)) throws -> Data {
+    public func read(_ reference: (assetHash: Digest, bytes: Int)) throws -> Data {
         let path = url(for: reference.assetHash).path
         guard let actual = size(of: reference.assetHash) else { throw StoreError(path: path, "missing blob") }
         guard actual == reference.bytes else {
@@ -44,17 +44,17 @@ public struct BlobStore: Sendable {
         do { data = try Data(contentsOf: url(for: reference.assetHash)) } catch {
             throw StoreError(path: path, "cannot read: \(Errno.describe(error))")
         }
-        guard SHA256.hex(data) == reference.assetHash else {
+        guard Digest(of: data) == reference.assetHash else {
             throw StoreError(path: path, "blob bytes do not hash to its name (damaged)")
         }
         return data
     }
 
     /// Every blob name in the folder (temp files and stray names excluded).
-    public func list() throws -> [String] {
+    public func list() throws -> [Digest] {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else {
             throw StoreError(path: folder.path, "cannot list blobs")
         }
-        return names.filter { Hex.isDigestName($0) }.sorted()
+        return names.compactMap { Digest(hex: $0) }.sorted()
     }
 }

@@ -140,7 +140,7 @@ public struct PulsePackage: Sendable {
             throw StoreError(path: indexURL.path, format.map { "package format \"\($0)\" is not \(PackageIndex.currentFormat)" }
                 ?? "not a pulse package index")
         }
-        guard let index = try? json.decode(PackageIndex.self), PackageId.isValid(index.packageId) else {
+        guard let index = try? json.decode(PackageIndex.self) else {
             throw StoreError(path: indexURL.path, "not a readable \(PackageIndex.currentFormat) index")
         }
         return index

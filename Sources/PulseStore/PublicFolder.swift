@@ -61,7 +61,7 @@ public struct PublicFolder: Sendable {
             throw StoreError(path: path, format.map { "index format \"\($0)\" is not \(PublicIndex.currentFormat)" }
                 ?? "not a pulse public index")
         }
-        guard let index = try? json.decode(PublicIndex.self), PackageId.isValid(index.packageId) else {
+        guard let index = try? json.decode(PublicIndex.self) else {
             throw StoreError(path: path, "not a readable \(PublicIndex.currentFormat) index")
         }
         return index

@@ -43,3 +43,11 @@ extension IPAddress {
         self.init(bytes: address.bytes)
     }
 }
+
+extension SyncAPI {
+    /// The address `request` comes from (`ClientAddress`: the peer, or past the trusted proxies), for the
+    /// staff API's audit log.
+    public func clientAddress(of request: HTTPRequest) -> IPAddress? {
+        ClientAddress.resolve(peer: request.client, forwardedFor: request.headers.values("x-forwarded-for"), trusted: configuration.trustedProxies)
+    }
+}

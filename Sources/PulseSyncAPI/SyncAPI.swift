@@ -160,16 +160,22 @@ public final class SyncAPI: HTTPResponder {
         return (target[..<split], split < target.count ? target[(split + 1)...] : [])
     }
 
+    /// A request path for an alarm line: what a client sent, so control and bidi characters are escaped
+    /// and a byte that is not UTF-8 shows as U+FFFD (never raw bytes a terminal would act on).
+    static func printable(_ path: ArraySlice<UInt8>) -> String {
+        DeviceText.escaped(String(decoding: path, as: UTF8.self), quotes: false)
+    }
+
     /// `route`'s answer; when it throws, 503 while the database is away, else 500, each with an alarm.
     public func answer(_ request: HTTPRequest, path: ArraySlice<UInt8>, _ route: () throws -> HTTPResponse) -> HTTPResponse {
         do {
             return try route()
         } catch let error as ServerError where error.kind == .unavailable {
             // The database is away (restarting, failing over): never an answer made up without it.
-            alarm("database unavailable answering \(request.method) \(String(decoding: path, as: UTF8.self)): \(error)")
+            alarm("database unavailable answering \(request.method) \(Self.printable(path)): \(error)")
             return HTTPResponse(answers.unavailable, "db-unavailable")
         } catch {
-            alarm("error answering \(request.method) \(String(decoding: path, as: UTF8.self)): \(error)")
+            alarm("error answering \(request.method) \(Self.printable(path)): \(error)")
             return HTTPResponse(answers.internalError, "error")
         }
     }

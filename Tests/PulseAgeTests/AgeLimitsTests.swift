@@ -26,7 +26,7 @@ import Testing
 
     @Test func aThousandSlideKeyTableFitsEasily() throws {
         let slides = (0..<1000).map { n in
-            KeyTable.Slide(n: n, assetHash: String(repeating: "ab", count: 32),
+            KeyTable.Slide(n: n, assetHash: Digest(hex: String(repeating: "ab", count: 32))!,
                            keyB64: Data((0..<32).map { UInt8(truncatingIfNeeded: $0 + n) }).base64EncodedString(),
                            nonceB64: Data((0..<12).map { UInt8(truncatingIfNeeded: $0 * n) }).base64EncodedString())
         }

@@ -43,7 +43,7 @@ import Testing
 
     static let table = KeyTable(
         sessionId: "keynote", deckVersion: 2, packageVersion: String(repeating: "ab", count: 32),
-        slides: [KeyTable.Slide(n: 1, assetHash: String(repeating: "cd", count: 32),
+        slides: [KeyTable.Slide(n: 1, assetHash: Digest(hex: String(repeating: "cd", count: 32))!,
                                 keyB64: "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=", nonceB64: "AAECAwQFBgcICQoL")])
 
     /// An identity from our keygen, its recipient, and the temp folder holding it.

@@ -16,12 +16,12 @@ import Testing
         let name: String
         let rule: String
         let configure: @Sendable (inout SyncConfiguration) -> Void
-        let wrap: @Sendable (SyncServer, SQLiteStorage) -> any HTTPResponder
+        let wrap: @Sendable (SyncServer, any ServerStorage) -> any HTTPResponder
         var testDescription: String { "\(name) → \(rule)" }
 
         init(
             _ name: String, _ rule: String, configure: @escaping @Sendable (inout SyncConfiguration) -> Void = { _ in },
-            wrap: @escaping @Sendable (SyncServer, SQLiteStorage) -> any HTTPResponder = { sync, _ in sync }
+            wrap: @escaping @Sendable (SyncServer, any ServerStorage) -> any HTTPResponder = { sync, _ in sync }
         ) {
             self.name = name
             self.rule = rule
@@ -232,7 +232,7 @@ import Testing
 
     /// The keys answer with the slides `release` picks (nil: unchanged), keys from the stored table.
     static func keys(
-        _ request: HTTPRequest, _ response: HTTPResponse, _ storage: SQLiteStorage, release: (SessionRecord, [Int]) -> [Int]?
+        _ request: HTTPRequest, _ response: HTTPResponse, _ storage: any ServerStorage, release: (SessionRecord, [Int]) -> [Int]?
     ) -> HTTPResponse {
         guard Breaker.path(request) == "/api/sync/keys", response.status == 200, case let .bytes(bytes) = response.body,
               let query = String(decoding: request.target, as: UTF8.self).split(separator: "=").last,

@@ -15,7 +15,7 @@ struct ConformanceHarness {
 
     init(
         _ name: String = #function, configure: (inout SyncConfiguration) -> Void = { _ in },
-        wrap: (SyncServer, SQLiteStorage) -> any HTTPResponder = { sync, _ in sync }
+        wrap: (SyncServer, any ServerStorage) -> any HTTPResponder = { sync, _ in sync }
     ) throws {
         work = try TestFolder(name)
         package = try SamplePackage.build(in: work.url)

@@ -110,8 +110,8 @@ struct JSONParserTests {
     }
 
     @Test func decodesCodableTypesThroughTheStrictParser() throws {
-        let table = KeyTable(packageId: "p", sessionId: "s", deckVersion: 3, packageVersion: "v",
-                             slides: [.init(n: 0, assetHash: "h", keyB64: "k", nonceB64: "n")])
+        let table = KeyTable(packageId: PackageID(String(repeating: "7", count: 32)), sessionId: "s", deckVersion: 3, packageVersion: "v",
+                             slides: [.init(n: 0, assetHash: Digest(of: [UInt8]("slide".utf8)), keyB64: "k", nonceB64: "n")])
         #expect(try JSONValue.decode(KeyTable.self, from: table.fileBytes) == table)
         let noId = #"{"sessionId": "s", "deckVersion": 1, "packageVersion": "v", "slides": []}"#
         #expect(try JSONValue.decode(KeyTable.self, from: Array(noId.utf8)).packageId == nil)
@@ -122,7 +122,7 @@ struct JSONParserTests {
         #expect(throws: JSONValue.SyntaxError.self) {
             try JSONValue.decode(KeyTable.self, from: Array(#"{"sessionId": "s", "sessionId": "t"}"#.utf8))
         }
-        let index = PackageIndex(packageId: "0123456789abcdef0123456789abcdef", sessions: ["k": .init(packageVersion: "v", deckVersion: 1, deckDigest: "d", highestDeckVersion: 2)],
+        let index = PackageIndex(packageId: PackageID("0123456789abcdef0123456789abcdef")!, sessions: ["k": .init(packageVersion: "v", deckVersion: 1, deckDigest: "d", highestDeckVersion: 2)],
                                  history: ["sessions/k": [.init(packageVersion: "v", refs: "r", publishedAt: "t", gated: "g")]])
         #expect(try JSONValue.decode(PackageIndex.self, from: index.fileBytes) == index)
     }

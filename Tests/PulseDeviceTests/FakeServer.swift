@@ -44,13 +44,13 @@ final class FakeServer: HTTPTransport, @unchecked Sendable {
     /// A new blob of `size` random bytes; its reference.
     func putBlob(_ size: Int) throws -> AssetRef {
         let bytes = try SecureRandom.bytes(size)
-        let hash = SHA256.hex(bytes)
-        lock.withLock { blobs[hash] = bytes }
+        let hash = Digest(of: bytes)
+        lock.withLock { blobs[hash.hex] = bytes }
         return AssetRef(hash: hash, bytes: size)
     }
 
     static func slides(_ refs: [AssetRef]) -> JSONValue {
-        .array(refs.enumerated().map { ["n": .int($0.offset), "assetHash": .string($0.element.hash), "bytes": .int($0.element.bytes)] })
+        .array(refs.enumerated().map { ["n": .int($0.offset), "assetHash": JSONValue($0.element.hash), "bytes": .int($0.element.bytes)] })
     }
 
     func exchange(_ request: DeviceRequest, cancellation: Cancellation?, _ receive: @escaping @Sendable (TransportEvent) throws -> Void) throws {

@@ -93,7 +93,7 @@ import Testing
         #expect(second.deckVersion == (first.deckVersion ?? 0) + 1)
         #expect(cache.check().isEmpty)
         let blobs = Set(try FileManager.default.contentsOfDirectory(atPath: folder.blobsURL.path))
-        #expect(blobs == Set(second.assets.map(\.hash)), "exactly the new version's blobs are left")
+        #expect(blobs == Set(second.assets.map(\.hash.hex)), "exactly the new version's blobs are left")
         let resumed = report["manifests"]?.arrayValue?.first?["resumedBytes"]?.intValue ?? 0
         if partialsBefore > 0 { #expect(resumed > 0, "half-fetched blobs were fetched again from the start") }
         print("kill -9 during sync: \(log.joined(separator: "; ")); the last sync resumed \(resumed) bytes")

@@ -25,21 +25,21 @@ import Testing
         let server = FakeServer()
         let photo = try server.putBlob(500)
         let a1 = try server.putBlob(1000), a2 = try server.putBlob(1000), b1 = try server.putBlob(1000)
-        server.putManifest("session/a", ["deckVersion": 1, "slides": FakeServer.slides([a1]), "speakers": [["id": "ada", "photo": ["assetHash": .string(photo.hash), "bytes": 500]]]])
-        server.putManifest("session/b", ["deckVersion": 1, "slides": FakeServer.slides([b1]), "speakers": [["id": "ada", "photo": ["assetHash": .string(photo.hash), "bytes": 500]]]])
+        server.putManifest("session/a", ["deckVersion": 1, "slides": FakeServer.slides([a1]), "speakers": [["id": "ada", "photo": ["assetHash": .string(photo.hash.hex), "bytes": 500]]]])
+        server.putManifest("session/b", ["deckVersion": 1, "slides": FakeServer.slides([b1]), "speakers": [["id": "ada", "photo": ["assetHash": .string(photo.hash.hex), "bytes": 500]]]])
         let device = try FakeDevice(server)
         _ = try device.sync(.session("a"))
         _ = try device.sync(.session("b"))
-        #expect(device.blobNames == [photo.hash, a1.hash, b1.hash])
+        #expect(device.blobNames == [photo.hash.hex, a1.hash.hex, b1.hash.hex])
         // a's next version drops the photo and its slide: only its slide goes, b still needs the photo.
         server.putManifest("session/a", ["deckVersion": 2, "slides": FakeServer.slides([a2])])
         let changed = try device.sync(.session("a"))
         #expect(changed.blobsFetched == 1 && changed.garbage.blobs == 1 && changed.garbage.bytes == 1000)
-        #expect(device.blobNames == [photo.hash, a2.hash, b1.hash])
+        #expect(device.blobNames == [photo.hash.hex, a2.hash.hex, b1.hash.hex])
         // b drops it too: now nobody names it.
         server.putManifest("session/b", ["deckVersion": 2, "slides": FakeServer.slides([b1])])
         #expect(try device.sync(.session("b")).garbage.blobs == 1)
-        #expect(device.blobNames == [a2.hash, b1.hash])
+        #expect(device.blobNames == [a2.hash.hex, b1.hash.hex])
         #expect(device.cache.check().isEmpty)
     }
 
@@ -50,15 +50,15 @@ import Testing
         let device = try FakeDevice(server)
         _ = try device.sync(.session("a"))
         let fresh = try server.putBlob(2000)
-        server.with { $0.corrupt.insert(fresh.hash) }
+        server.with { $0.corrupt.insert(fresh.hash.hex) }
         server.putManifest("session/a", ["deckVersion": 2, "slides": FakeServer.slides([old[0], fresh])])
         #expect {
             try device.sync(.session("a"))
         } throws: { ($0 as? DeviceError)?.kind == .integrity }
         #expect(try device.cache.sessionManifest("a")?.bytes == v1, "the commit point still names the previous version")
         #expect(device.cache.check().isEmpty, "every blob of the previous version is still there and whole")
-        #expect(!device.blobNames.contains(fresh.hash))
-        #expect(!FileManager.default.fileExists(atPath: device.folder.partialURL.appendingPathComponent(fresh.hash).path))
+        #expect(!device.blobNames.contains(fresh.hash.hex))
+        #expect(!FileManager.default.fileExists(atPath: device.folder.partialURL.appendingPathComponent(fresh.hash.hex).path))
         server.with { $0.corrupt = [] }
         #expect(try device.sync(.session("a")).blobsFetched == 1)
         #expect(try device.cache.sessionManifest("a")?.deckVersion == 2)
@@ -67,18 +67,18 @@ import Testing
     @Test func anInterruptedDownloadResumesWithRangeAndIfRange() throws {
         let server = FakeServer()
         let big = try server.putBlob(10_000)
-        server.with { $0.cutAfter[big.hash] = 4000 }
+        server.with { $0.cutAfter[big.hash.hex] = 4000 }
         server.putManifest("session/a", ["deckVersion": 1, "slides": FakeServer.slides([big])])
         let device = try FakeDevice(server)
         #expect(throws: DeviceError.self) { try device.sync(.session("a")) }
-        let partial = device.folder.partialURL.appendingPathComponent(big.hash).path
+        let partial = device.folder.partialURL.appendingPathComponent(big.hash.hex).path
         #expect(BlobDownloader.size(partial) == 4000)
-        #expect(try String(contentsOfFile: partial + ".etag", encoding: .utf8) == "\"\(big.hash)\"")
+        #expect(try String(contentsOfFile: partial + ".etag", encoding: .utf8) == "\"\(big.hash.hex)\"")
         #expect(try device.cache.sessionManifest("a") == nil, "nothing committed")
         server.reset()
         let report = try device.sync(.session("a"))
         let asked = try #require(server.requests.first { $0.target.hasPrefix("/api/sync/asset/") })
-        #expect(asked.headers["range"] == "bytes=4000-" && asked.headers["if-range"] == "\"\(big.hash)\"")
+        #expect(asked.headers["range"] == "bytes=4000-" && asked.headers["if-range"] == "\"\(big.hash.hex)\"")
         #expect(report.items[0].resumedBytes == 4000 && report.blobBytesFetched == 6000)
         #expect(device.cache.check().isEmpty)
         #expect(!FileManager.default.fileExists(atPath: partial) && !FileManager.default.fileExists(atPath: partial + ".etag"))
@@ -90,8 +90,8 @@ import Testing
         server.putManifest("session/a", ["deckVersion": 1, "slides": FakeServer.slides([big])])
         let device = try FakeDevice(server)
         try device.folder.makeCacheFolders()
-        let partial = device.folder.partialURL.appendingPathComponent(big.hash)
-        try Data(server.with { $0.blobs[big.hash]! }.prefix(3000)).write(to: partial)
+        let partial = device.folder.partialURL.appendingPathComponent(big.hash.hex)
+        try Data(server.with { $0.blobs[big.hash.hex]! }.prefix(3000)).write(to: partial)
         try Data("\"an older validator\"".utf8).write(to: URL(fileURLWithPath: partial.path + ".etag"))
         let report = try device.sync(.session("a"))
         #expect(report.items[0].resumedBytes == 0 && report.blobBytesFetched == 8000)
@@ -104,9 +104,9 @@ import Testing
         server.putManifest("session/a", ["deckVersion": 1, "slides": FakeServer.slides([big])])
         let device = try FakeDevice(server)
         try device.folder.makeCacheFolders()
-        let partial = device.folder.partialURL.appendingPathComponent(big.hash)
+        let partial = device.folder.partialURL.appendingPathComponent(big.hash.hex)
         try Data(repeating: 7, count: 3000).write(to: partial)   // not the blob's first bytes
-        try Data("\"\(big.hash)\"".utf8).write(to: URL(fileURLWithPath: partial.path + ".etag"))
+        try Data("\"\(big.hash.hex)\"".utf8).write(to: URL(fileURLWithPath: partial.path + ".etag"))
         server.reset()
         let report = try device.sync(.session("a"))
         let assets = server.requests.filter { $0.target.hasPrefix("/api/sync/asset/") }
@@ -128,7 +128,7 @@ import Testing
         server.putManifest("series/s", ["days": [], "rooms": [], "sessions": [["id": "a", "title": "A", "packageVersion": version(va2)], ["id": "b", "title": "B", "packageVersion": version(vb)]]])
         server.reset()
         let report = try device.sync(.series("s"))
-        #expect(server.requests.map(\.target) == ["/api/sync/series/s/manifest", "/api/sync/manifest?session=a", "/api/sync/asset/\(a2.hash)"])
+        #expect(server.requests.map(\.target) == ["/api/sync/series/s/manifest", "/api/sync/manifest?session=a", "/api/sync/asset/\(a2.hash.hex)"])
         #expect(report.blobsFetched == 1 && report.garbage.blobs == 1 && report.requests == 3)
     }
 

@@ -8,7 +8,7 @@ import PulseStore
 /// named by packageVersion, a key table, the server index), indexes last.
 struct TestPackage {
     let root: URL
-    let packageId: String
+    let packageId: PackageID
     var package: PulsePackage { PulsePackage(root: root) }
 
     /// A fresh temp folder (removed by the caller with `cleanUp()`).
@@ -18,7 +18,7 @@ struct TestPackage {
         return url
     }
 
-    init(root: URL = TestPackage.temporaryFolder(), packageId: String = try! PackageId.random()) {
+    init(root: URL = TestPackage.temporaryFolder(), packageId: PackageID = try! PackageID.random()) {
         self.root = root
         self.packageId = packageId
     }
@@ -35,13 +35,13 @@ struct TestPackage {
         var references: [JSONValue] = []
         for (n, text) in slides.enumerated() {
             let bytes = Array(text.utf8)
-            let hash = SHA256.hex(bytes)
+            let hash = Digest(of: bytes)
             try store.put(bytes, hash: hash)
-            references.append(["n": .int(n + 1), "assetHash": .string(hash), "bytes": .int(bytes.count)])
+            references.append(["n": .int(n + 1), "assetHash": JSONValue(hash), "bytes": .int(bytes.count)])
         }
         let logoBytes = Array(logo.utf8)
-        try store.put(logoBytes, hash: SHA256.hex(logoBytes))
-        let logoReference: JSONValue = ["assetHash": .string(SHA256.hex(logoBytes)), "bytes": .int(logoBytes.count), "contentType": "image/png"]
+        try store.put(logoBytes, hash: Digest(of: logoBytes))
+        let logoReference: JSONValue = ["assetHash": JSONValue(Digest(of: logoBytes)), "bytes": .int(logoBytes.count), "contentType": "image/png"]
 
         var index = try package.readIndexIfPresent() ?? PackageIndex(packageId: packageId)
         let time = Timestamp.string(publishedAt)
@@ -57,7 +57,7 @@ struct TestPackage {
         let seriesVersion = try write(.series, "devconf", ["seriesId": "devconf", "sessions": [.string(session)]])
         let configVersion = try write(.appconfig, "acme", ["org": "acme", "logo": logoReference])
 
-        let key = KeyTable.Slide(n: 1, assetHash: references.first?["assetHash"]?.stringValue ?? "", keyB64: "U0VDUkVULUtFWS1NQVRFUklBTA==", nonceB64: "AAAAAAAAAAAAAAAA")
+        let key = KeyTable.Slide(n: 1, assetHash: references.first?["assetHash"]?.digestValue ?? Digest(of: [UInt8]()), keyB64: "U0VDUkVULUtFWS1NQVRFUklBTA==", nonceB64: "AAAAAAAAAAAAAAAA")
         let previous = index.sessions[session]
         let deckVersion = previous?.packageVersion == sessionVersion ? previous!.deckVersion : (previous?.highestDeckVersion ?? 0) + 1
         try package.writeKeyTable(KeyTable(packageId: packageId, sessionId: session, deckVersion: deckVersion, packageVersion: sessionVersion, slides: [key]))
@@ -74,7 +74,7 @@ struct TestPackage {
     }
 
     /// Hash of a slide text, the blob's name.
-    static func hash(_ text: String) -> String { SHA256.hex(Array(text.utf8)) }
+    static func hash(_ text: String) -> Digest { Digest(of: Array(text.utf8)) }
 
     /// The blob list of `slides` as a session manifest names them: its file in the public part.
     static func refs(_ slides: [String]) -> String {
@@ -83,7 +83,7 @@ struct TestPackage {
     }
 
     /// Flips one byte of a stored blob in place (the file is 0444; root or not, chmod first).
-    func corrupt(_ hash: String) throws {
+    func corrupt(_ hash: Digest) throws {
         let url = package.assets.url(for: hash)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: url.path)
         var bytes = try Data(contentsOf: url)

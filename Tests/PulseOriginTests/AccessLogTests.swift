@@ -21,6 +21,21 @@ import Testing
         #expect(lines[1].hasSuffix(" ::1 - - 0 0 0.005ms refused,aborted"))
     }
 
+    /// The default format, pinned whole (issue 19 item 3 left it as it was): time, client, method, target, status,
+    /// body bytes, milliseconds with three decimals, note.
+    @Test func theTextLineIsPinned() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("access-\(UUID().uuidString).log").path
+        defer { unlink(path) }
+        let log = try AccessLog.file(path)
+        log.record(HTTPExchange(
+            client: Array("203.0.113.7".utf8), method: "GET", target: Array("/api/sync/keys?session=keynote".utf8), status: 200,
+            bodyBytes: 412, durationNanoseconds: 412_345, note: "keys:3", completed: true))
+        let line = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(line.range(
+            of: #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ 203\.0\.113\.7 GET /api/sync/keys\?session=keynote 200 412 0\.412ms keys:3\n$"#,
+            options: .regularExpression) != nil, "\(line)")
+    }
+
     /// Issue 10 item 10: the method is escaped like the target, so it cannot move the cursor or fake fields.
     @Test func methodIsEscaped() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("access-\(UUID().uuidString).log").path

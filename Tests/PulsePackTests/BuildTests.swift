@@ -27,7 +27,7 @@ struct BuildTests {
         let table = try package.readKeyTable(at: package.keyTableURL(sessionId: "keynote", deckVersion: 1))
         let slide = try #require(table.slides.first)
         let blob = try Data(contentsOf: package.assets.url(for: slide.assetHash))
-        #expect(SHA256.hex(blob) == slide.assetHash)
+        #expect(Digest(of: blob) == slide.assetHash)
         let plaintext = try AES256GCM.open(
             blob, key: Array(try #require(Data(base64Encoded: slide.keyB64))),
             nonce: Array(try #require(Data(base64Encoded: slide.nonceB64))))
@@ -115,7 +115,7 @@ struct BuildTests {
         let plan = DeltaPlan(old: v1, new: v2)
         #expect(plan.fetch.count == 1)
         #expect(plan.drop.count == 1)
-        #expect(plan.fetch[0].assetHash == v2["slides"]?.arrayValue?[4]["assetHash"]?.stringValue)
+        #expect(plan.fetch[0].assetHash == v2["slides"]?.arrayValue?[4]["assetHash"]?.digestValue)
         #expect(plan.bytes == plan.fetch[0].bytes)
 
         // Going back to the old slide list still moves deckVersion forward, and reuses the old blob.
@@ -143,7 +143,7 @@ struct BuildTests {
         let after = try package.readIndex()
         #expect(after.sessions["workshop"]?.packageVersion != before.sessions["workshop"]?.packageVersion)
         #expect(after.series["devconf-2026"]?.packageVersion != before.series["devconf-2026"]?.packageVersion)
-        #expect(report.documents.map(\.kind) == ["series"])
+        #expect(report.documents.map(\.kind) == [.series])
         let series = try package.readManifest(.series, id: "devconf-2026", packageVersion: after.series["devconf-2026"]!.packageVersion)
         let ref = series["sessions"]?.arrayValue?.first { $0["id"] == "workshop" }
         #expect(ref?["packageVersion"]?.stringValue == after.sessions["workshop"]?.packageVersion)

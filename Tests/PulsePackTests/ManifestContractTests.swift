@@ -43,8 +43,7 @@ struct ManifestContractTests {
         for (position, slide) in slides.enumerated() {
             #expect(Set(try #require(slide.objectValue).keys) == ["n", "assetHash", "bytes"])
             #expect(slide["n"] == .int(position))
-            let hash = try #require(slide["assetHash"]?.stringValue)
-            #expect(Hex.isDigestName(hash))
+            let hash = try #require(slide["assetHash"]?.digestValue, "assetHash is 64 lowercase hex digits")
             #expect(slide["bytes"]?.intValue == package.assets.size(of: hash), "bytes is the ciphertext length")
         }
         #expect(manifest["deckVersion"] == 1)
@@ -63,7 +62,7 @@ struct ManifestContractTests {
         #expect(photos.count == 2)
         for image in photos + [try #require(manifest["branding"]?["logo"])] {
             #expect(Set(try #require(image.objectValue).keys) == ["assetHash", "bytes", "contentType"])
-            let hash = try #require(image["assetHash"]?.stringValue)
+            let hash = try #require(image["assetHash"]?.digestValue)
             let bytes = try Data(contentsOf: package.assets.url(for: hash))
             #expect(bytes.count == image["bytes"]?.intValue)
             #expect(image["contentType"]?.stringValue?.hasPrefix("image/") == true)
@@ -117,7 +116,7 @@ struct ManifestContractTests {
         let url = package.keyTableURL(sessionId: "keynote", deckVersion: 1)
         let raw = try JSONValue.parse(Data(contentsOf: url))
         #expect(Set(try #require(raw.objectValue).keys) == ["packageId", "sessionId", "deckVersion", "packageVersion", "slides"])
-        #expect(raw["packageId"]?.stringValue == index.packageId)
+        #expect(raw["packageId"]?.stringValue == index.packageId.hex)
         let slides = try #require(raw["slides"]?.arrayValue)
         #expect(slides.count == 14)
         for slide in slides {

@@ -37,17 +37,17 @@ struct MigrationTests {
         let out = try Self.copyFixture(to: folder)
         let session = try Support.sessionFile(in: folder, deck: Support.fixtures.appendingPathComponent("pdf/links.pdf"))
         let report = try Support.build(session, out: out, packageId: Support.packageId, environment: Self.environment(folder))
-        #expect(report.migrated == Support.packageId)
+        #expect(report.migrated == Support.packageID)
 
         #expect(try FileManager.default.contentsOfDirectory(atPath: out.path).sorted() == [".lock", "public", "server"])
-        let home = try #require(PackageSecret.defaultURL(packageId: Support.packageId, environment: Self.environment(folder)))
+        let home = try #require(PackageSecret.defaultURL(packageId: Support.packageID, environment: Self.environment(folder)))
         #expect(try String(contentsOf: home, encoding: .utf8) == Self.secretText, "the package's secret moved to its home")
         #expect(try FileManager.default.attributesOfItem(atPath: home.path)[.posixPermissions] as? Int == 0o600)
         #expect(report.secret == home.path && !report.secretCreated)
 
         let package = PulsePackage(root: out)
         let index = try package.readIndex()
-        #expect(index.packageId == Support.packageId)
+        #expect(index.packageId == Support.packageID)
         // The key derivation now binds the package and session: every slide is new, deckVersion moves on.
         #expect(index.sessions["talk"]?.deckVersion == 2 && index.sessions["talk"]?.highestDeckVersion == 2)
         #expect(report.sessions[0].newBlobs == 3)
@@ -80,13 +80,13 @@ struct MigrationTests {
         // The old index.json goes once the new indexes are written (step 12); every other file stays.
         let oldIndex = try Data(contentsOf: Self.fixture.appendingPathComponent("index.json"))
         let fixtureFiles = Set(Support.snapshot(Self.fixture).values).subtracting(step >= 12 ? [oldIndex] : [])
-        var migration = PackageMigration(package: PulsePackage(root: out), packageId: Support.packageId,
+        var migration = PackageMigration(package: PulsePackage(root: out), packageId: Support.packageID,
                                          environment: Support.environment.merging(Self.environment(folder)) { $1 })
         migration.afterStep = { if $0 == step { throw Stop() } }
         #expect(throws: Stop.self) { try migration.run() }
         // Nothing is lost at that moment: every file of the old package is somewhere (the secret in its home).
         var present = Set(Support.snapshot(out).values)
-        let home = PackageSecret.defaultURL(packageId: Support.packageId, environment: Self.environment(folder))!
+        let home = PackageSecret.defaultURL(packageId: Support.packageID, environment: Self.environment(folder))!
         if let secret = FileManager.default.contents(atPath: home.path) { present.insert(secret) }
         #expect(fixtureFiles.subtracting(present).isEmpty, "files missing after step \(step)")
         #expect(try PackageMigration.isNeeded(PulsePackage(root: out)) == (step < 13))

@@ -42,6 +42,7 @@ enum Support {
 
     /// A fixed package id, for builds that must compare byte for byte.
     static let packageId = "0123456789abcdef0123456789abcdef"
+    static let packageID = PackageID(packageId)!
 
     /// A secret file (0600) so that builds into different folders are comparable.
     static func secretFile(in folder: URL) throws -> URL {

@@ -23,8 +23,8 @@ struct VerifyTests {
         let index = try package.readIndex()
         let manifest = try package.readManifest(.sessions, id: "keynote", packageVersion: index.sessions["keynote"]!.packageVersion)
         let slides = try #require(manifest["slides"]?.arrayValue)
-        let first = try #require(slides[0]["assetHash"]?.stringValue)
-        let second = try #require(slides[1]["assetHash"]?.stringValue)
+        let first = try #require(slides[0]["assetHash"]?.digestValue)
+        let second = try #require(slides[1]["assetHash"]?.digestValue)
 
         // 1. flip one bit of a blob; 2. delete another; 3. edit a manifest by hand.
         var bytes = Array(try Data(contentsOf: package.assets.url(for: first)))
@@ -36,14 +36,27 @@ struct VerifyTests {
         try replace(seriesURL, with: Array(edited.utf8))
 
         let report = Verifier(package: out, keys: nil).run()
-        #expect(report.problems.contains { $0.contains(first) && $0.contains("do not hash to its name") })
-        #expect(report.problems.contains { $0.contains(second) && $0.contains("missing") })
+        #expect(report.problems.contains { $0.contains(first.hex) && $0.contains("do not hash to its name") })
+        #expect(report.problems.contains { $0.contains(second.hex) && $0.contains("missing") })
         #expect(report.problems.contains { $0.contains(seriesURL.path) && $0.contains("packageVersion does not match") })
         #expect(report.problems.count >= 4, "\(report.problems)")  // the damaged blob is also a bad reference
 
         let result = Support.cli(["verify", out.path])
         #expect(result.code == 1)
         #expect(result.out.last?.hasPrefix("FAILED") == true)
+    }
+
+    /// A manifest edited to name a path instead of a blob: reported, never opened as a file of the store.
+    @Test func anAssetHashThatIsNotABlobNameIsAProblem() throws {
+        let (out, package) = try package()
+        let index = try package.readIndex()
+        let url = package.manifestURL(.sessions, id: "keynote", packageVersion: index.sessions["keynote"]!.packageVersion)
+        let manifest = try package.readManifest(.sessions, id: "keynote", packageVersion: index.sessions["keynote"]!.packageVersion)
+        let first = try #require(manifest["slides"]?.arrayValue?.first?["assetHash"]?.stringValue)
+        let edited = try String(contentsOf: url, encoding: .utf8).replacingOccurrences(of: first, with: "../../server/keys")
+        try replace(url, with: Array(edited.utf8))
+        let report = Verifier(package: out, keys: nil).run()
+        #expect(report.problems.contains { $0.contains("assetHash \"../../server/keys\" is not a blob name") }, "\(report.problems)")
     }
 
     @Test func wrongKeyOrDamagedSlideIsCaughtByDecryption() throws {
@@ -54,7 +67,7 @@ struct VerifyTests {
         try FileManager.default.removeItem(at: url)
         try package.writeKeyTable(table)
         let report = Verifier(package: out, keys: nil).run()
-        #expect(report.problems == ["session workshop slide 3: does not decrypt with its key (blob \(String(table.slides[3].assetHash.prefix(12))))"])
+        #expect(report.problems == ["session workshop slide 3: does not decrypt with its key (blob \(String(table.slides[3].assetHash.hex.prefix(12))))"])
     }
 
     @Test func checkPlaintextAcceptsOnlyOnePagePDFsAndWholeImages() throws {

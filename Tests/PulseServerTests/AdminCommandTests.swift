@@ -73,9 +73,9 @@ import Testing
 
         let list = CLI.run(["admin", "token", "list", "--data", data])
         #expect(list.out.count == 2 && !list.text.contains(token) && !list.text.contains(bearer))
-        #expect(CLI.run(["admin", "token", "revoke", "--data", data, bearer]).code == 0)
+        #expect(CLI.run(["admin", "token", "revoke", "--data", data, "--token", bearer]).code == 0)
         #expect(try !storage.isStaffToken(hash: CredentialSecret.hash(bearer)!, at: now()))
-        let again = CLI.run(["admin", "token", "revoke", "--data", data, bearer])
+        let again = CLI.run(["admin", "token", "revoke", "--data", data, "--token", bearer])
         #expect(again.code == 65 && again.err == ["pulse-server: error: no such token, or it was already revoked"])
         let listingId = CredentialSecret.listingId(hash: CredentialSecret.hash(token)!)
         #expect(CLI.run(["admin", "token", "revoke", "--data", data, listingId]).code == 0)

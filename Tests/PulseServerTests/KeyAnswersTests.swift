@@ -1,4 +1,5 @@
 import PulseHTTPServer
+import PulseCore
 import Testing
 @testable import PulseServer
 @testable import PulseServerStorage
@@ -6,8 +7,8 @@ import Testing
 
 @Suite struct KeyAnswersTests {
     static let table = KeyTableRecord(sessionId: "talk", deckVersion: 3, packageId: "p", slides: [
-        SlideKey(n: 1, assetHash: "b", keyB64: "K1", nonceB64: "N1"),
-        SlideKey(n: 0, assetHash: "a", keyB64: "K0", nonceB64: "N0"),
+        SlideKey(n: 1, assetHash: Digest(of: [1]), keyB64: "K1", nonceB64: "N1"),
+        SlideKey(n: 0, assetHash: Digest(of: [0]), keyB64: "K0", nonceB64: "N0"),
     ])
 
     static func body(_ response: SharedResponse) -> String {

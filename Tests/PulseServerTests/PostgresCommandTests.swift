@@ -4,6 +4,7 @@ import PulseCrypto
 import PulsePostgres
 import PulsePostgresTesting
 import PulseServer
+import PulseSystem
 import SyncTestSupport
 import PulseServerStorage
 @testable import PulseServerCLI
@@ -48,6 +49,15 @@ import Testing
         #expect(try storage.enroll(credentialHash: CredentialSecret.hash(text)!, device: device, at: TimeTextForTests.now) != nil)
         let tokens = Self.run(["admin", "token", "list"], environment: environment)
         #expect(tokens.code == 0 && tokens.out.count == 1 && tokens.out[0].contains("used"))
+        // The audit log on PostgreSQL: the import, the mint, one row per setting, as the CLI's user; read back.
+        let user = SystemUser.name(environment: ProcessInfo.processInfo.environment)
+        let audit = try storage.auditEntries(after: 0, since: nil, limit: 100).map(\.entry)
+        try #require(audit.map(\.action) == [.import, .deviceCodeCreate, .sessionState, .sessionFrontier], "\(audit)")
+        #expect(audit.allSatisfy { $0.actor == .cli(user: user) && $0.client == nil && $0.result == .ok })
+        #expect(audit[1].target == CredentialSecret.listingId(hash: CredentialSecret.hash(text)!) && audit[2].target == "talk")
+        let auditList = Self.run(["admin", "audit", "list", "--json"], environment: environment)
+        #expect(try JSONValue.parse(Data(auditList.out.joined(separator: "\n").utf8)).arrayValue?.count == 4, "\(auditList.text)")
+        #expect(!auditList.text.contains(text))
         // --database wins over the environment.
         let other = try PostgresCluster.shared().createDatabase("cli")
         #expect(Self.run(["admin", "token", "list", "--database", other.url], environment: environment).out.isEmpty)
@@ -104,6 +114,14 @@ import Testing
             #expect(try storage.recordSignedRequest(replayKey: [UInt8(n)], expiresAt: now + 3600, sample: sample, at: at))
         }
         #expect(try storage.recordSignedRequest(replayKey: [9], expiresAt: now - 10, sample: nil, at: 1000))
+        // Audit rows: one written with its action, two on their own (a hostile target among them).
+        let staff = AuditActor.staff(tokenId: CredentialSecret.listingId(hash: hashes["staff"]!))
+        _ = try storage.updateSession(id: "lab", SessionUpdate(state: .scheduled), at: 1400,
+            audit: [AuditEntry(at: 1400, actor: staff, action: .sessionState, target: "lab", detail: "scheduled", client: "192.0.2.7")])
+        try storage.appendAudit([
+            AuditEntry(at: 1401, actor: .cli(user: "ops"), action: .deviceRevoke, target: "x\"\n", result: .refused("not-found")),
+            AuditEntry(at: 1402, actor: staff, action: .import, target: TestContent.packageA, client: "2001:db8::1", result: .error),
+        ])
         return (folder, storage, hashes)
     }
 
@@ -119,9 +137,9 @@ import Testing
             ["table": "credentials", "rows": 4, "leftBehind": 0], ["table": "devices", "rows": 2, "leftBehind": 0],
             ["table": "sessions", "rows": 2, "leftBehind": 0], ["table": "venue_networks", "rows": 2, "leftBehind": 0],
             ["table": "key_tables", "rows": 3, "leftBehind": 0], ["table": "series", "rows": 1, "leftBehind": 0],
-            ["table": "series_sessions", "rows": 2, "leftBehind": 0], ["table": "session_changes", "rows": 8, "leftBehind": 0],
+            ["table": "series_sessions", "rows": 2, "leftBehind": 0], ["table": "session_changes", "rows": 9, "leftBehind": 0],
             ["table": "replay_keys", "rows": 3, "leftBehind": 1], ["table": "diag_samples", "rows": 3, "leftBehind": 0],
-            ["table": "certificate_keys", "rows": 1, "leftBehind": 0],
+            ["table": "audit", "rows": 3, "leftBehind": 0], ["table": "certificate_keys", "rows": 1, "leftBehind": 0],
         ])
 
         // Every read answers as the SQLite store does.
@@ -140,6 +158,10 @@ import Testing
         #expect(try postgres.samples(sessionId: "talk") == sqlite.samples(sessionId: "talk"))
         #expect(try postgres.latestSamples(sessionId: "talk", since: 0) == sqlite.latestSamples(sessionId: "talk", since: 0))
         #expect(try postgres.isStaffToken(hash: hashes["staff"]!, at: 2000))
+        let audit = try sqlite.auditEntries(after: 0, since: nil, limit: 100)
+        let movedAudit = try postgres.auditEntries(after: 0, since: nil, limit: 100)
+        try #require(audit.count == 3)
+        #expect(movedAudit == audit)
         // The box's certificate key is the database's: the instances sign with it, its certificates verify.
         let boxKey = try DeviceCertificateKey.loadOrCreate(in: try DataFolder.prepare(data))
         #expect(try postgres.certificateKeys().map(\.keyId) == [boxKey.keyId])
@@ -163,6 +185,9 @@ import Testing
             return
         }
         #expect(talk.changeSequence == 8 && talk.maxShown == 9)
+        // The audit ids continue after those that moved.
+        try postgres.appendAudit([AuditEntry(at: 2002, actor: .cli(user: "ops"), action: .sessionAdvance, target: "talk")])
+        #expect(try postgres.auditEntries(after: audit[2].id, since: nil, limit: 10).map(\.id) == [audit[2].id + 1])
     }
 
     @Test func migrateRefusesATargetWithDataUnlessReplacingAndAMissingSource() throws {

@@ -20,17 +20,19 @@ final class TestClock: Sendable {
     func set(_ seconds: Double) { value.withLock { $0 = seconds } }
 }
 
-/// pulse-server's HTTP half in this process, on a free loopback port, with a data folder of its own and
-/// a test clock: the configuration `serve` uses (headers, body limit), the real responder.
-final class SyncHarness: @unchecked Sendable {
-    let folder: TestFolder
-    let data: DataFolder
-    let storage: any ServerStorage
-    let certificateKey: DeviceCertificateKey
+/// pulse-server's HTTP half in this process (SyncTestSupport's `TestSyncServer`: the configuration `serve`
+/// uses, the real responder) driven by a test clock, with the seeding and enrolling pulse-server's own
+/// tests need.
+final class SyncHarness: Sendable {
+    let base: TestSyncServer
     let clock: TestClock
-    let sync: SyncServer
-    let server: HTTPServer
     let alarms = Lines()
+    var folder: TestFolder { base.folder }
+    var data: DataFolder { base.data }
+    var storage: any ServerStorage { base.storage }
+    var certificateKey: DeviceCertificateKey { base.certificateKey }
+    var sync: SyncServer { base.sync }
+    var server: HTTPServer { base.server }
     var administration: Administration { Administration(storage: storage, clock: { [clock] in clock.seconds }) }
 
     init(
@@ -38,33 +40,11 @@ final class SyncHarness: @unchecked Sendable {
         configure: (inout SyncConfiguration) -> Void = { _ in }, serverConfigure: (inout HTTPServer.Configuration) -> Void = { _ in },
         origin: (any HTTPResponder)? = nil, storage makeStorage: (() throws -> any ServerStorage)? = nil
     ) throws {
-        folder = try TestFolder(name)
-        data = try DataFolder.prepare(folder.url.appendingPathComponent("data").path)
-        // The data folder's SQLite file, or the storage given (PostgreSQL shared with other harnesses).
-        storage = try makeStorage?() ?? data.openStorage()
-        certificateKey = try DeviceCertificateKey.loadOrCreate(in: data)
         self.clock = clock
-        var configuration = SyncConfiguration()
-        configuration.eventPollSeconds = 0.05
-        configure(&configuration)
         let alarms = self.alarms
-        sync = SyncServer(
-            storage: storage, certificateKey: certificateKey, configuration: configuration, origin: origin,
-            clock: { clock.now }, alarm: { alarms.add(err: $0) })
-        sync.start()
-        var settings = HTTPServer.Configuration()
-        settings.listen = "127.0.0.1:0"
-        settings.threads = 2
-        settings.requestHeaders = SyncServer.requestHeaders
-        settings.maxRequestBodyBytes = configuration.maxBodyBytes
-        settings.maxConnectionsPerIP = 0
-        serverConfigure(&settings)
-        server = try HTTPServer(configuration: settings, responder: sync)
-    }
-
-    deinit {
-        server.stop()
-        sync.stop(drainSeconds: 2)
+        base = try TestSyncServer(
+            package: nil, name, clock: { clock.now }, alarm: { alarms.add(err: $0) }, configure: configure,
+            serverConfigure: serverConfigure, origin: origin, storage: makeStorage)
     }
 
     var port: UInt16 { server.port }

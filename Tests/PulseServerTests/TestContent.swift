@@ -14,7 +14,7 @@ enum TestContent {
         KeyTableRecord(sessionId: session, deckVersion: deckVersion, packageId: packageId, slides: (0..<slides).map { n in
             let digest = SHA256.hash(Array("\(session)/\(deckVersion)/\(n)/\(seed)".utf8))
             return SlideKey(
-                n: n, assetHash: Hex.encode(SHA256.hash(digest)), keyB64: Data(digest).base64EncodedString(),
+                n: n, assetHash: Digest(of: digest), keyB64: Data(digest).base64EncodedString(),
                 nonceB64: Data(digest.prefix(12)).base64EncodedString())
         })
     }

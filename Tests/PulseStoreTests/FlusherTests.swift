@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PulseCore
 
 @testable import PulseCrypto
 @testable import PulseStore
@@ -62,15 +63,15 @@ import Testing
         let batch = BlobBatch(store: store)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let blobs = (0..<40).map { Array("blob \($0)".utf8) }
-        for bytes in blobs { #expect(try batch.put(bytes, hash: SHA256.hex(bytes))) }
-        #expect(try batch.put(blobs[0], hash: SHA256.hex(blobs[0])) == false)
+        for bytes in blobs { #expect(try batch.put(bytes, hash: Digest(of: bytes))) }
+        #expect(try batch.put(blobs[0], hash: Digest(of: blobs[0])) == false)
         try batch.commit()
-        #expect(try store.list() == blobs.map { SHA256.hex($0) }.sorted())
-        for bytes in blobs { #expect(try Array(store.read((SHA256.hex(bytes), bytes.count))) == bytes) }
+        #expect(try store.list() == blobs.map { Digest(of: $0) }.sorted())
+        for bytes in blobs { #expect(try Array(store.read((Digest(of: bytes), bytes.count))) == bytes) }
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
         #expect(!names.contains { $0.hasPrefix(".tmp-") })
         // Stored now: a second batch finds them.
         let again = BlobBatch(store: store)
-        #expect(try again.put(blobs[1], hash: SHA256.hex(blobs[1])) == false)
+        #expect(try again.put(blobs[1], hash: Digest(of: blobs[1])) == false)
     }
 }

@@ -16,7 +16,7 @@ struct PublicFolderTests {
 
     @Test func aCurrentIndexIsRead() throws {
         let index = try PublicFolder.parseIndex(Self.index(format: PublicIndex.currentFormat), path: "index.json")
-        #expect(index.packageId == Self.packageId)
+        #expect(index.packageId.hex == Self.packageId)
         #expect(index.history.isEmpty && index.appconfig.isEmpty)
     }
 

@@ -7,36 +7,49 @@ import PulseSyncAPI
 import PulseServerCLI
 import PulseCommandLine
 
-/// pulse-server's responder in this process on a free loopback port, with a data folder of its own, the
-/// package's public part served too (as `serve --public`), and an optional wrapper around the responder (a
-/// `Breaker`, a `CountingResponder`; it gets the storage too, to decide what to break). Changes through `administration` reach the event streams within the
-/// watcher's poll (50 ms here), as changes by another instance would.
+/// pulse-server's responder in this process on a free loopback port, with a data folder of its own: the
+/// one in-process server of the test suites (pulse-server's own tests add a test clock and seeding on top,
+/// in `SyncHarness`; the device and conformance tests use it as is). Optionally the package imported and
+/// its public part served too (as `serve --public`), another storage (PostgreSQL shared with other
+/// servers), a clock, and a wrapper around the responder (a `Breaker`, a `CountingResponder`; it gets the
+/// storage too, to decide what to break). Changes through `administration` reach the event streams
+/// within the watcher's poll (50 ms here), as changes by another instance would.
 public final class TestSyncServer: @unchecked Sendable {
     public let folder: TestFolder
     public let data: DataFolder
-    public let storage: SQLiteStorage
+    public let storage: any ServerStorage
+    public let certificateKey: DeviceCertificateKey
     public let sync: SyncServer
     public let responder: any HTTPResponder
-    let server: HTTPServer
+    public let server: HTTPServer
     public var administration: Administration { Administration(storage: storage) }
 
     public init(
-        package: SamplePackage?, publicPart: Bool = true, _ name: String = #function, configure: (inout SyncConfiguration) -> Void = { _ in },
-        wrap: (SyncServer, SQLiteStorage) -> any HTTPResponder = { sync, _ in sync }
+        package: SamplePackage? = nil, publicPart: Bool = true, _ name: String = #function,
+        clock: (@Sendable () -> Double)? = nil, alarm: @escaping @Sendable (String) -> Void = { _ in },
+        configure: (inout SyncConfiguration) -> Void = { _ in },
+        serverConfigure: (inout HTTPServer.Configuration) -> Void = { _ in },
+        origin: (any HTTPResponder)? = nil, storage makeStorage: (() throws -> any ServerStorage)? = nil,
+        wrap: (SyncServer, any ServerStorage) -> any HTTPResponder = { sync, _ in sync }
     ) throws {
         folder = try TestFolder(name)
         data = try DataFolder.prepare(folder.path("data"))
-        storage = try data.openStorage()
+        // The data folder's SQLite file, or the storage given (PostgreSQL shared with other servers).
+        storage = try makeStorage?() ?? data.openStorage()
         if let package { try Self.importPackage(package.root, data: data) }
+        certificateKey = try DeviceCertificateKey.loadOrCreate(in: data)
         var configuration = SyncConfiguration()
         configuration.eventPollSeconds = 0.05
         configure(&configuration)
-        let origin = try package.flatMap { package in
+        let served = try origin ?? package.flatMap { package in
             publicPart ? try Origin(configuration: OriginConfiguration(packageRoot: package.root), accessLog: nil, alarm: { _ in }) : nil
         }
-        sync = SyncServer(
-            storage: storage, certificateKey: try DeviceCertificateKey.loadOrCreate(in: data), configuration: configuration, origin: origin,
-            alarm: { _ in })
+        if let clock {
+            sync = SyncServer(
+                storage: storage, certificateKey: certificateKey, configuration: configuration, origin: served, clock: clock, alarm: alarm)
+        } else {
+            sync = SyncServer(storage: storage, certificateKey: certificateKey, configuration: configuration, origin: served, alarm: alarm)
+        }
         sync.start()
         responder = wrap(sync, storage)
         var settings = HTTPServer.Configuration()
@@ -45,6 +58,7 @@ public final class TestSyncServer: @unchecked Sendable {
         settings.requestHeaders = SyncServer.requestHeaders
         settings.maxRequestBodyBytes = configuration.maxBodyBytes
         settings.maxConnectionsPerIP = 0
+        serverConfigure(&settings)
         server = try HTTPServer(configuration: settings, responder: responder)
     }
 

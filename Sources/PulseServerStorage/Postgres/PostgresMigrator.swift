@@ -8,8 +8,8 @@ import PulseSQLite
 /// The SQLite file is only read (inside `BEGIN DEFERRED`, so every table comes from the same moment).
 /// Replay keys that expired before `now` stay behind; everything else moves as it is: credentials with
 /// their counters, devices, sessions with their frontiers, states and change sequences, venue networks,
-/// manifests, gated resources, every key table, series, change logs, diagnostic samples (with their
-/// ids), and the data folder's device certificate key (devices hold certificates it signed; the
+/// manifests, gated resources, every key table, series, change logs, diagnostic samples and the audit log
+/// (with their ids), and the data folder's device certificate key (devices hold certificates it signed; the
 /// instances sign with it from then on). The target must hold no pulse-server data unless `replace` is given, which empties it in the
 /// same transaction: a failure leaves it as it was.
 public struct PostgresMigrator {
@@ -56,6 +56,7 @@ public struct PostgresMigrator {
         ("session_changes", ["session_id", "sequence", "at", "kind", "max_shown", "deck_version", "state", "package_version"]),
         ("replay_keys", ["key", "expires_at"]),
         ("diag_samples", ["id", "session_id", "device_id", "received_at", "build", "platform", "connection"]),
+        ("audit", ["id", "at", "actor_kind", "actor_id", "role", "action", "target", "detail", "client_address", "result"]),
     ]
 
     /// Runs the move. - Returns: the rows per table, all checked.
@@ -78,6 +79,8 @@ public struct PostgresMigrator {
                     }
                     // New samples continue after the ids that moved.
                     _ = try postgres.query("SELECT setval(pg_get_serial_sequence('diag_samples', 'id'), coalesce(max(id), 0) + 1, false) FROM diag_samples")
+                    // New audit rows too: the ids stay monotonic across the move.
+                    _ = try postgres.query("SELECT setval(pg_get_serial_sequence('audit', 'id'), coalesce(max(id), 0) + 1, false) FROM audit")
                     counts.append(try copyCertificateKey(to: postgres))
                     return counts
                 }

@@ -1,7 +1,7 @@
 import PulsePostgres
 
 extension PostgresStorage {
-    public func importContent(_ plan: ImportPlan, options: ImportOptions, at now: Int64) throws -> ImportSummary {
+    public func importContent(_ plan: ImportPlan, options: ImportOptions, at now: Int64, audit: [AuditEntry]) throws -> ImportSummary {
         // One transaction that first takes the import lock: imports run one at a time across all
         // instances (as SQLite's BEGIN IMMEDIATE makes them), so every check below compares against
         // what no other import can change before this one commits; each session row it reads is
@@ -16,6 +16,7 @@ extension PostgresStorage {
             for item in plan.series {
                 series.append((item.id, try Self.importSeries(item, packageId: plan.packageId, options: options, at: now, on: db)))
             }
+            try Self.appendAudit(audit, on: db)
             return ImportSummary(packageId: plan.packageId, sessions: sessions, series: series)
         }
         if !summary.isNoOp { watch.bump([.sessions, .content]) }

@@ -1,8 +1,8 @@
 import PulsePostgres
 
 extension PostgresStorage {
-    public func addCredential(_ credential: NewCredential) throws {
-        try statement { db in
+    public func addCredential(_ credential: NewCredential, audit: [AuditEntry]) throws {
+        let insert = { (db: PostgresConnection) throws -> Void in
             _ = try db.query("""
                 INSERT INTO credentials (
                     hash, listing_id, kind, scope_kind, scope_id, max_devices, created_at, expires_at, enroll_rate, enroll_burst, max_streams)
@@ -13,18 +13,21 @@ extension PostgresStorage {
                     .integer(credential.createdAt), .integer(credential.expiresAt),
                     .int(credential.limits.enrollRate), .int(credential.limits.enrollBurst), .int(credential.limits.maxStreams),
                 ])
+            try Self.appendAudit(audit, on: db)
         }
+        // One statement alone; a transaction when its audit entry goes with it.
+        if audit.isEmpty { try statement(insert) } else { try transaction(insert) }
         watch.bump(.credentials)
     }
 
-    public func revokeCredential(hash: [UInt8], at now: Int64, withDevices: Bool) throws -> Revocation? {
-        try revoke(at: now, withDevices: withDevices) { db in
+    public func revokeCredential(hash: [UInt8], at now: Int64, withDevices: Bool, audit: [AuditEntry]) throws -> Revocation? {
+        try revoke(at: now, withDevices: withDevices, audit: audit) { db in
             try db.query("SELECT hash FROM credentials WHERE hash = $1 FOR UPDATE", [.bytes(hash)]).rows.map { try $0.bytes(0) }
         }
     }
 
-    public func revokeCredential(listingId id: String, at now: Int64, withDevices: Bool) throws -> Revocation? {
-        try revoke(at: now, withDevices: withDevices) { db in
+    public func revokeCredential(listingId id: String, at now: Int64, withDevices: Bool, audit: [AuditEntry]) throws -> Revocation? {
+        try revoke(at: now, withDevices: withDevices, audit: audit) { db in
             let hashes = try db.query("SELECT hash FROM credentials WHERE listing_id = $1 FOR UPDATE", [.text(id)]).rows.map { try $0.bytes(0) }
             // A listing id is a hash prefix: refuse when it is ambiguous rather than revoke two.
             guard hashes.count <= 1 else { throw ServerError.badInput("\(id) names \(hashes.count) credentials; revoke by the token itself") }
@@ -35,7 +38,9 @@ extension PostgresStorage {
     /// One transaction: the credential's row lock first (an enroll with it holds the same lock, so every
     /// enrollment that got in before is committed when the devices are revoked, and none gets in after), then
     /// the credential, then (with `withDevices`) its active devices, each statement seeing what committed before it.
-    private func revoke(at now: Int64, withDevices: Bool, lock: @escaping (PostgresConnection) throws -> [[UInt8]]) throws -> Revocation? {
+    private func revoke(
+        at now: Int64, withDevices: Bool, audit: [AuditEntry], lock: @escaping (PostgresConnection) throws -> [[UInt8]]
+    ) throws -> Revocation? {
         let revocation = try transaction { db -> Revocation? in
             guard let hash = try lock(db).first else { return nil }
             let credential = try db.query(
@@ -43,7 +48,9 @@ extension PostgresStorage {
             let devices = withDevices
                 ? try db.query("UPDATE devices SET revoked_at = $1 WHERE credential_hash = $2 AND revoked_at IS NULL", [.integer(now), .bytes(hash)]).affectedRows
                 : 0
-            return credential || devices > 0 ? Revocation(credential: credential, devices: devices) : nil
+            guard credential || devices > 0 else { return nil }
+            try Self.appendAudit(audit, on: db)
+            return Revocation(credential: credential, devices: devices)
         }
         if let revocation { watch.bump(revocation.changed) }
         return revocation

@@ -46,10 +46,15 @@ extension PostgresStorage {
         try read { db in try db.query(Self.deviceColumns + " ORDER BY d.enrolled_at, d.id COLLATE \"C\"").rows.map(Self.device) }
     }
 
-    public func revokeDevice(id: String, at now: Int64) throws -> Bool {
-        let revoked = try statement { db in
-            try db.query("UPDATE devices SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL", [.integer(now), .text(id)]).affectedRows == 1
+    public func revokeDevice(id: String, at now: Int64, audit: [AuditEntry]) throws -> Bool {
+        let revoke = { (db: PostgresConnection) throws -> Bool in
+            let revoked = try db.query(
+                "UPDATE devices SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL", [.integer(now), .text(id)]).affectedRows == 1
+            if revoked { try Self.appendAudit(audit, on: db) }
+            return revoked
         }
+        // One statement alone; a transaction when its audit entry goes with it.
+        let revoked = audit.isEmpty ? try statement(revoke) : try transaction(revoke)
         if revoked { watch.bump(.devices) }
         return revoked
     }

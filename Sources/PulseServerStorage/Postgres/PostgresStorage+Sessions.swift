@@ -45,7 +45,7 @@ extension PostgresStorage {
         "nullif(greatest(coalesce(\(column), -1), least($\(parameter), slide_count - 1)), -1)"
     }
 
-    public func updateSession(id: String, _ update: SessionUpdate, at now: Int64) throws -> SessionRecord? {
+    public func updateSession(id: String, _ update: SessionUpdate, at now: Int64, audit: [AuditEntry]) throws -> SessionRecord? {
         if let slide = update.maxShown, slide < 0 { throw ServerError.badInput("the frontier must be 0 or more, got \(slide)") }
         let (record, changed) = try transaction { db -> (SessionRecord?, Bool) in
             guard let before = try Self.session(id: id, locking: true, on: db) else { return (nil, false) }
@@ -79,13 +79,15 @@ extension PostgresStorage {
                 settingsChanged = true
             }
             if settingsChanged { try Self.recordChange(.settings, session: id, at: now, on: db) }
-            return (try Self.session(id: id, on: db), changed || settingsChanged)
+            let after = try Self.session(id: id, on: db)
+            try Self.appendAudit(audit, on: db)
+            return (after, changed || settingsChanged)
         }
         if changed { watch.bump(.sessions) }
         return record
     }
 
-    public func advance(sessionId: String, to slide: Int, at now: Int64) throws -> AdvanceOutcome {
+    public func advance(sessionId: String, to slide: Int, at now: Int64, audit: [AuditEntry]) throws -> AdvanceOutcome {
         guard slide >= 0 else { throw ServerError.badInput("the frontier must be 0 or more, got \(slide)") }
         let (outcome, moved) = try transaction { db -> (AdvanceOutcome, Bool) in
             // The row lock orders concurrent advances: each reads the frontier the one before committed.
@@ -109,9 +111,13 @@ extension PostgresStorage {
             default: event = nil
             }
             (session.maxShown, session.rehearsalMaxShown) = (shown, rehearsed)
-            guard let event else { return (.advanced(session, moved: false), false) }
+            guard let event else {
+                try Self.appendAudit(audit, on: db)
+                return (.advanced(session, moved: false), false)
+            }
             session.changeSequence = try Self.recordChange(event, session: sessionId, at: now, on: db)
             session.updatedAt = now
+            try Self.appendAudit(audit, on: db)
             return (.advanced(session, moved: true), true)
         }
         if moved { watch.bump(.sessions) }

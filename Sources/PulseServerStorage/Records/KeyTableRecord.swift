@@ -4,11 +4,11 @@ import PulseCrypto
 /// One slide's key as stored and released: `{ n, keyB64, nonceB64 }` (+ the blob it opens).
 public struct SlideKey: Equatable, Sendable, CustomStringConvertible, CustomReflectable {
     public var n: Int
-    public var assetHash: String
+    public var assetHash: Digest
     public var keyB64: String
     public var nonceB64: String
 
-    public init(n: Int, assetHash: String, keyB64: String, nonceB64: String) {
+    public init(n: Int, assetHash: Digest, keyB64: String, nonceB64: String) {
         self.n = n
         self.assetHash = assetHash
         self.keyB64 = keyB64
@@ -43,14 +43,14 @@ public struct KeyTableRecord: Equatable, Sendable, CustomStringConvertible, Cust
     /// Stored form: canonical JSON `[{ "n", "assetHash", "keyB64", "nonceB64" }]`.
     static func encode(_ slides: [SlideKey]) -> [UInt8] {
         JSONValue.array(slides.map {
-            ["n": .int($0.n), "assetHash": .string($0.assetHash), "keyB64": .string($0.keyB64), "nonceB64": .string($0.nonceB64)]
+            ["n": .int($0.n), "assetHash": JSONValue($0.assetHash), "keyB64": .string($0.keyB64), "nonceB64": .string($0.nonceB64)]
         }).canonicalBytes
     }
 
     static func decode(_ bytes: [UInt8]) throws -> [SlideKey] {
         guard case let .array(items) = try JSONValue.parse(bytes) else { throw ServerError(.storage, "a stored key table is not a list") }
         return try items.map { item in
-            guard let n = item["n"]?.intValue, let hash = item["assetHash"]?.stringValue, let key = item["keyB64"]?.stringValue,
+            guard let n = item["n"]?.intValue, let hash = item["assetHash"]?.digestValue, let key = item["keyB64"]?.stringValue,
                   let nonce = item["nonceB64"]?.stringValue
             else { throw ServerError(.storage, "a stored key table has a malformed slide") }
             return SlideKey(n: n, assetHash: hash, keyB64: key, nonceB64: nonce)

@@ -146,5 +146,24 @@ enum SQLiteSchema {
             -- The devices each credential enrolled in the last minute, for the listings.
             CREATE INDEX devices_enrolled ON devices (enrolled_at);
             """),
+        Migration(version: 5, sql: """
+            -- The audit log (AuditStorage): every staff and admin action, appended in the action's own transaction.
+            -- Append-only: AUTOINCREMENT never reuses an id, and the triggers refuse any UPDATE or DELETE.
+            CREATE TABLE audit (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                at INTEGER NOT NULL,
+                actor_kind TEXT NOT NULL CHECK (actor_kind IN ('staff', 'cli')),
+                actor_id TEXT NOT NULL,
+                role TEXT,
+                action TEXT NOT NULL,
+                target TEXT,
+                detail TEXT,
+                client_address TEXT,
+                result TEXT NOT NULL CHECK (result IN ('ok', 'error') OR result LIKE 'refused:_%')
+            );
+            CREATE INDEX audit_at ON audit (at);
+            CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+            CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+            """),
     ]
 }

@@ -1,7 +1,7 @@
 import PulseSQLite
 
 extension SQLiteStorage {
-    public func importContent(_ plan: ImportPlan, options: ImportOptions, at now: Int64) throws -> ImportSummary {
+    public func importContent(_ plan: ImportPlan, options: ImportOptions, at now: Int64, audit: [AuditEntry]) throws -> ImportSummary {
         // Every check below runs inside the write transaction, so what it compares against cannot change
         // before the write; any refusal rolls back everything this import wrote.
         try write { db in
@@ -13,6 +13,7 @@ extension SQLiteStorage {
             for item in plan.series {
                 series.append((item.id, try Self.importSeries(item, packageId: plan.packageId, options: options, at: now, on: db)))
             }
+            try Self.appendAudit(audit, on: db)
             return ImportSummary(packageId: plan.packageId, sessions: sessions, series: series)
         }
     }

@@ -1,7 +1,7 @@
 import PulseSQLite
 
 extension SQLiteStorage {
-    public func addCredential(_ credential: NewCredential) throws {
+    public func addCredential(_ credential: NewCredential, audit: [AuditEntry]) throws {
         try write { db in
             try db.cached("""
                 INSERT INTO credentials (
@@ -14,25 +14,26 @@ extension SQLiteStorage {
                     .int(credential.limits.enrollRate), .int(credential.limits.enrollBurst), .int(credential.limits.maxStreams),
                 ])
             try Self.bumpGeneration(.credentials, on: db)
+            try Self.appendAudit(audit, on: db)
         }
     }
 
-    public func revokeCredential(hash: [UInt8], at now: Int64, withDevices: Bool) throws -> Revocation? {
-        try write { db in try Self.revoke(hash: hash, at: now, withDevices: withDevices, on: db) }
+    public func revokeCredential(hash: [UInt8], at now: Int64, withDevices: Bool, audit: [AuditEntry]) throws -> Revocation? {
+        try write { db in try Self.revoke(hash: hash, at: now, withDevices: withDevices, audit: audit, on: db) }
     }
 
-    public func revokeCredential(listingId id: String, at now: Int64, withDevices: Bool) throws -> Revocation? {
+    public func revokeCredential(listingId id: String, at now: Int64, withDevices: Bool, audit: [AuditEntry]) throws -> Revocation? {
         try write { db in
             // A listing id is a hash prefix: refuse when it is ambiguous rather than revoke two.
             let hashes = try db.cached("SELECT hash FROM credentials WHERE listing_id = ?").rows([.text(id)]) { $0.blob(0) }
             guard hashes.count <= 1 else { throw ServerError.badInput("\(id) names \(hashes.count) credentials; revoke by the token itself") }
             guard let hash = hashes.first else { return nil }
-            return try Self.revoke(hash: hash, at: now, withDevices: withDevices, on: db)
+            return try Self.revoke(hash: hash, at: now, withDevices: withDevices, audit: audit, on: db)
         }
     }
 
     /// The credential, then (with `withDevices`) its active devices, inside the caller's write transaction.
-    private static func revoke(hash: [UInt8], at now: Int64, withDevices: Bool, on db: Database) throws -> Revocation? {
+    private static func revoke(hash: [UInt8], at now: Int64, withDevices: Bool, audit: [AuditEntry], on db: Database) throws -> Revocation? {
         try db.cached("UPDATE credentials SET revoked_at = ? WHERE hash = ? AND revoked_at IS NULL").run([.integer(now), .blob(hash)])
         let credential = db.changes == 1
         var devices = 0
@@ -43,6 +44,7 @@ extension SQLiteStorage {
         guard credential || devices > 0 else { return nil }
         let revocation = Revocation(credential: credential, devices: devices)
         try bumpGeneration(revocation.changed, on: db)
+        try appendAudit(audit, on: db)
         return revocation
     }
 

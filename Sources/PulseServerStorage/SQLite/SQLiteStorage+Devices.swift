@@ -65,11 +65,12 @@ extension SQLiteStorage {
         try read { db in try db.cached(Self.deviceColumns + " ORDER BY d.enrolled_at, d.id").rows([], Self.device) }
     }
 
-    public func revokeDevice(id: String, at now: Int64) throws -> Bool {
+    public func revokeDevice(id: String, at now: Int64, audit: [AuditEntry]) throws -> Bool {
         try write { db in
             try db.cached("UPDATE devices SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL").run([.integer(now), .text(id)])
             guard db.changes == 1 else { return false }
             try Self.bumpGeneration(.devices, on: db)
+            try Self.appendAudit(audit, on: db)
             return true
         }
     }

@@ -45,7 +45,7 @@ extension SQLiteStorage {
         "nullif(max(coalesce(\(column), -1), min(?\(parameter), slide_count - 1)), -1)"
     }
 
-    public func updateSession(id: String, _ update: SessionUpdate, at now: Int64) throws -> SessionRecord? {
+    public func updateSession(id: String, _ update: SessionUpdate, at now: Int64, audit: [AuditEntry]) throws -> SessionRecord? {
         if let slide = update.maxShown, slide < 0 { throw ServerError.badInput("the frontier must be 0 or more, got \(slide)") }
         return try write { db -> SessionRecord? in
             guard let before = try Self.session(id: id, on: db) else { return nil }
@@ -75,11 +75,12 @@ extension SQLiteStorage {
                 settingsChanged = true
             }
             if settingsChanged { try Self.recordChange(.settings, session: id, at: now, on: db) }
+            try Self.appendAudit(audit, on: db)
             return try Self.session(id: id, on: db)
         }
     }
 
-    public func advance(sessionId: String, to slide: Int, at now: Int64) throws -> AdvanceOutcome {
+    public func advance(sessionId: String, to slide: Int, at now: Int64, audit: [AuditEntry]) throws -> AdvanceOutcome {
         guard slide >= 0 else { throw ServerError.badInput("the frontier must be 0 or more, got \(slide)") }
         return try write { db -> AdvanceOutcome in
             guard let before = try Self.session(id: sessionId, on: db) else { return .noSuchSession }
@@ -108,6 +109,7 @@ extension SQLiteStorage {
                 try db.cached("UPDATE sessions SET updated_at = ? WHERE id = ?").run([.integer(now), .text(sessionId)])
                 after = try Self.session(id: sessionId, on: db) ?? after
             }
+            try Self.appendAudit(audit, on: db)
             return .advanced(after, moved: moved)
         }
     }

@@ -16,6 +16,10 @@ public final class SQLiteStorage: ServerStorage {
     /// Rate limits live in this process: one box, one SQLite file (see `takeRateToken`).
     let buckets = TokenBuckets()
 
+    /// The schema version this program migrates a SQLite file to (the last of its migrations); a file of a
+    /// higher version was written by a newer pulse-server.
+    public static var schemaVersion: Int { SQLiteSchema.migrations.count }
+
     /// Opens (creating if needed) the database at `path` and migrates it to the current schema.
     /// - Parameter connections: pool size; SQLite runs readers in parallel and queues writers.
     public init(path: String, connections: Int = 8, options: Database.Options = Database.Options()) throws {
