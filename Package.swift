@@ -73,6 +73,9 @@ let package = Package(
             "PulseServerStorage", "PulseSyncAPI", "PulseStaffAPI", "PulseSQLite", "PulsePostgres", "PulseCore", "PulseCrypto", "PulseStore", "PulseAge",
             "PulseHTTPServer", "PulseOrigin", "PulseSystem",
         ]),
+        // Metrics apart from the routes they count (--metrics-listen): the listener, both servers' request families, the origin's.
+        target("PulseObservability", ["PulseMetrics", "PulseHTTPServer", "PulseOrigin"]),
+        target("PulseServerMetrics", ["PulseObservability", "PulseMetrics", "PulseHTTPServer", "PulseSyncAPI", "PulseServerStorage"]),
         // pulse-server backup and restore: an online copy of a data folder (SQLite's backup API), checked, put back.
         target("PulseServerBackup", ["PulseServer", "PulseServerStorage", "PulseSQLite", "PulseCrypto", "PulseSystem"]),
         // The reference app client (an app could embed it; the key behind `DeviceKey`), and the contract suite.
@@ -81,12 +84,12 @@ let package = Package(
         // The command lines, one module per tool (restic's cmd/ apart from internal/): options, help, output.
         target("PulseServerCLI", [
             "PulseServer", "PulseServerBackup", "PulseServerStorage", "PulseSyncAPI", "PulseStaffAPI", "PulseAge", "PulseCore", "PulseHTTPServer", "PulseOrigin", "PulsePostgres",
-            "PulseCommandLine", "PulseLog", "PulseSystem",
+            "PulseCommandLine", "PulseLog", "PulseSystem", "PulseMetrics", "PulseObservability", "PulseServerMetrics",
         ]),
         target("PulseConformanceCLI", ["PulseConformance", "PulseDevice", "PulseCore", "PulseCommandLine"]),
         target("PulseDeviceCLI", ["PulseDevice", "PulseCore", "PulseCrypto", "PulseStore", "PulseCommandLine", "PulseSystem"]),
         target("PulseOpsCLI", ["PulseOps", "PulseCore", "PulseStore", "PulseCommandLine", "PulseSystem"]),
-        target("PulseOriginCLI", ["PulseOrigin", "PulseHTTPServer", "PulseLog", "PulseCore", "PulseCommandLine", "PulseSystem"]),
+        target("PulseOriginCLI", ["PulseOrigin", "PulseHTTPServer", "PulseLog", "PulseCore", "PulseCommandLine", "PulseSystem", "PulseMetrics", "PulseObservability"]),
         target("PulsePackCLI", ["PulsePack", "PulseAge", "PulseCore", "PulseStore", "PulsePDF", "PulseCommandLine", "PulseSystem"]),
 
         // Thin executables: parse arguments, call a library.
@@ -121,7 +124,7 @@ let package = Package(
         testTarget("PulseServerTests", [
             "PulseServer", "PulseServerBackup", "PulseServerCLI", "PulseServerStorage", "PulseSyncAPI", "PulseStaffAPI", "PulseSQLite", "PulseCore", "PulseCrypto", "PulseAge",
             "PulseCommandLine", "PulsePack", "PulseStore", "PulseHTTPServer", "PulsePostgres", "PulsePostgresTesting", "PulseSystem", "PulseSystemTesting", "SyncTestSupport",
-            "PulseLog",
+            "PulseLog", "PulseMetrics", "PulseObservability", "PulseServerMetrics",
         ]),
         testTarget("PulsePDFTests", ["PulsePDF", "PulseCrypto"]),
         testTarget("PulsePackTests", ["PulsePack", "PulsePackCLI", "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseAge", "PulseCommandLine"]),

@@ -11,6 +11,10 @@ public final class Histogram: Sendable {
     @usableFromInline let counts: [Counter]
     /// The sum of observations, as the bits of a `Double`.
     @usableFromInline let sumBits = Atomic<UInt64>(0)
+    /// The sums of `observe(nanoseconds:)` and `observe(count:)`: whole numbers, each added with one atomic
+    /// add, so threads observing at once never retry (the `Double` sum needs a compare-and-swap loop).
+    @usableFromInline let nanosecondSum = Atomic<UInt64>(0)
+    @usableFromInline let countSum = Atomic<UInt64>(0)
 
     init(upperBounds: [Double]) {
         self.upperBounds = upperBounds
@@ -33,6 +37,26 @@ public final class Histogram: Sendable {
         }
     }
 
+    /// Records a duration given in nanoseconds (exposed in seconds, the base unit): a bucket add and one
+    /// atomic add to the sum, no compare-and-swap loop. For the hot path, where two threads observe at once.
+    @inlinable public func observe(nanoseconds: UInt64) {
+        bucket(Double(nanoseconds) / 1e9).increment()
+        nanosecondSum.wrappingAdd(nanoseconds, ordering: .relaxed)
+    }
+
+    /// Records a whole count (keys released by an answer): a bucket add and one atomic add to the sum.
+    @inlinable public func observe(count: UInt64) {
+        bucket(Double(count)).increment()
+        countSum.wrappingAdd(count, ordering: .relaxed)
+    }
+
+    /// The bucket `value` counts in (`upperBounds[i-1] < value <= upperBounds[i]`, else the last).
+    @inlinable func bucket(_ value: Double) -> Counter {
+        var index = 0
+        while index < upperBounds.count, value > upperBounds[index] { index += 1 }
+        return counts[index]
+    }
+
     /// Records a duration in seconds (the base unit).
     @inlinable public func observe(_ duration: Duration) {
         let (seconds, attoseconds) = duration.components
@@ -46,7 +70,9 @@ public final class Histogram: Sendable {
             running &+= counter.value
             return running
         }
-        return (cumulative, running, Double(bitPattern: sumBits.load(ordering: .relaxed)))
+        let sum = Double(bitPattern: sumBits.load(ordering: .relaxed)) + Double(nanosecondSum.load(ordering: .relaxed)) / 1e9
+            + Double(countSum.load(ordering: .relaxed))
+        return (cumulative, running, sum)
     }
 }
 

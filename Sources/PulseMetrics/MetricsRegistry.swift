@@ -59,6 +59,19 @@ public final class MetricsRegistry: Sendable {
         add(ReadingExposure(name: name, help: help, kind: .counter, read: { [reading()] }), claiming: [name])
     }
 
+    /// A counter per value of `labels`, read when scraped (counts kept elsewhere: a pool's reconnects).
+    public func counter<Labels: MetricLabelSet>(
+        _ name: String, help: String, labels: Labels.Type, reading: @escaping @Sendable (Labels) -> Double
+    ) {
+        Naming.check(name, help: help, kind: .counter, labels: Labels.labelNames, series: Labels.allLabelSets.count)
+        let sets = Labels.allLabelSets
+        add(
+            ReadingExposure(
+                name: name, help: help, kind: .counter, labelText: sets.map { Exposition.labelText(names: Labels.labelNames, values: $0.labelValues) },
+                read: { sets.map(reading) }),
+            claiming: [name])
+    }
+
     // MARK: gauges
 
     /// A gauge without labels.

@@ -64,6 +64,8 @@ final class AssetCache: Sendable {
     let verifier: Verifier
     /// Files hashed so far (each verification reads its file once).
     let hashings = Atomic<Int>(0)
+    /// Blob files found corrupt so far (each version of a file once: wrong bytes, too large, not a regular file).
+    let corruptFound = Atomic<Int>(0)
     private let state = Mutex(State())
 
     init(folder: String, memoryBudget: Int, memoryMaxBlob: Int, maxBlobBytes: Int, recheckNanoseconds: UInt64,
@@ -143,7 +145,10 @@ final class AssetCache: Sendable {
             state.slots[digest] = Slot(state: .corrupt(status), checkedAt: now, lastUsed: 0)
             return true
         }
-        if isNews { alarm(message) }
+        if isNews {
+            corruptFound.add(1, ordering: .relaxed)
+            alarm(message)
+        }
         return .corrupt
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import PulseHTTPServer
 import PulseStore
 import PulseSystem
+import Synchronization
 
 /// The responder of pulse-origin: content-addressed blobs (`/api/sync/asset/<hash>`), white-label app configs
 /// (`/api/sync/appconfig?org=`), `/healthz`, `/livez` and `/readyz`, for a CDN or shared cache in front that is not trusted.
@@ -23,6 +24,11 @@ public final class Origin: HTTPResponder {
     let healthy: SharedResponse
     /// `/readyz` answers 503 once a stop has begun (`beginDraining()`), before the listener closes.
     public let readiness = Readiness()
+
+    /// Blob files hashed so far, each verification reading its file once (metrics).
+    public var verifications: Int { assets.hashings.load(ordering: .relaxed) }
+    /// Blob files found corrupt so far, each version of a file once (metrics).
+    public var corruptBlobs: Int { assets.corruptFound.load(ordering: .relaxed) }
 
     /// The request headers the origin reads.
     public static let requestHeaders = [

@@ -2,6 +2,8 @@ import Foundation
 import PulseCommandLine
 import PulseCore
 import PulseHTTPServer
+import PulseMetrics
+import PulseObservability
 import PulseLog
 import PulseOrigin
 import PulseSystem
@@ -23,11 +25,13 @@ public enum OriginCommand {
             "pulse-origin --package /srv/cdn/pulse --listen :8080         # a pushed folder, on every address",
             "pulse-origin --package pkg --listen 127.0.0.1:0 --access-log off   # a free port, printed at start",
             "pulse-origin --package pkg --memory-cache 1GB --max-connections-per-ip 0   # behind a CDN",
+            "pulse-origin --package pkg --metrics-listen 127.0.0.1:9464   # Prometheus scrapes GET /metrics there",
             "pulse-origin --package pkg --log-format json                # access log and events as JSON lines",
         ],
         options: [
             package, listen, accessLog, logFormat, allowOrigin, threads, maxConnections, maxConnectionsPerIP, idleTimeout, headerTimeout,
             connectionMemory, memoryCache, memoryMaxBlob, maxBlobSize, recheck, appconfigMaxAge, drainDelay, shutdownTimeout,
+            metricsListen,
         ],
         validate: { arguments in _ = try settings(arguments) },
         run: { arguments in try run(arguments) }
@@ -65,6 +69,13 @@ public enum OriginCommand {
     static let drainDelay = Option.int(
         "drain-delay", "<seconds>", in: 0...3600,
         help: "On SIGTERM, answer /readyz with 503 and keep serving this long before closing the listener (default 0).")
+    static let metricsListen = Option.value(
+        "metrics-listen", "<host:port>",
+        help: "Serve Prometheus metrics at GET /metrics on this separate address, e.g. 127.0.0.1:9464 (default: off; never the public port)."
+    ) { text in
+        if let problem = MetricsListener.checkAddress(text) { throw UsageError(problem) }
+        return text
+    }
     static let shutdownTimeout = Option.int(
         "shutdown-timeout", "<seconds>", in: 0...3600, help: "On SIGTERM, wait this long for responses in flight (default 10).")
 
@@ -116,7 +127,9 @@ public enum OriginCommand {
         let logFormat = arguments[Self.logFormat] ?? .text
         let events = EventLog(service: "pulse-origin", version: ToolVersion.current, format: logFormat)
         do {
-            return try serve(originConfiguration, serverConfiguration, logPath: logPath, drainDelay: drainDelay, drain: drain, events: events)
+            return try serve(
+                originConfiguration, serverConfiguration, logPath: logPath, drainDelay: drainDelay, drain: drain,
+                metricsAddress: arguments[Self.metricsListen], events: events)
         } catch let error where logFormat == .json && !(error is UsageError) {
             // As text, the error handler of `main` writes the error line; as JSON, it is one more event.
             events.error("\(error)")
@@ -126,7 +139,7 @@ public enum OriginCommand {
 
     private static func serve(
         _ originConfiguration: OriginConfiguration, _ serverConfiguration: HTTPServer.Configuration, logPath: String, drainDelay: Double,
-        drain: Double, events: EventLog
+        drain: Double, metricsAddress: String?, events: EventLog
     ) throws -> Int32 {
         // Before any thread exists (the server's, the verifiers'), so that all of them inherit the mask and the
         // signals reach only the loop below.
@@ -138,9 +151,20 @@ public enum OriginCommand {
         default: try .file(logPath, format: events.format, resource: resource)
         }
         let origin = try Origin(configuration: originConfiguration, accessLog: accessLog, alarm: events.alarm)
-        let server = try HTTPServer(configuration: serverConfiguration, responder: origin)
+        // Metrics only with --metrics-listen: without it the responder is the origin itself, as before.
+        let metrics = metricsAddress.map { _ in OriginMetrics(origin: origin, version: ToolVersion.current) }
+        var metricsListener: MetricsListener?
+        if let metrics, let metricsAddress {
+            do throws(HTTPServerError) { metricsListener = try MetricsListener(listen: metricsAddress, registry: metrics.registry) } catch {
+                throw OriginError("--metrics-listen: \(error)")
+            }
+        }
+        let responder: any HTTPResponder = metrics.map { MeteredResponder(origin, meter: $0) } ?? origin
+        let server = try HTTPServer(configuration: serverConfiguration, responder: responder)
+        metrics?.watch(server)
         events.info("serving \(originConfiguration.packageRoot.path) on http://\(server.boundAddress) "
             + "(\(serverConfiguration.threads) threads, pid \(SystemProcess.currentID))")
+        if let metricsListener { events.info("metrics on http://\(metricsListener.boundAddress)/metrics") }
         let serviceManager = ServiceManager.current
         serviceManager.ready(status: "serving \(originConfiguration.packageRoot.path) on http://\(server.boundAddress)")
         while true {
@@ -160,6 +184,7 @@ public enum OriginCommand {
                 events.info("\(name): finishing \(server.requestsInFlight) responses in flight, then stopping", ["pulse.signal": name])
                 stopWithin(seconds: drain + 5, events: events)
                 server.shutdown(drainSeconds: drain)
+                metricsListener?.stop()
                 events.info("stopped")
                 return ExitCode.success
             default:

@@ -52,6 +52,9 @@ public final class PostgresListener: Sendable {
     /// True while the listener's connection is up and listening.
     public var isConnected: Bool { worker.connected.load(ordering: .acquiring) }
 
+    /// Times the listener connected again after losing its connection (metrics).
+    public var reconnects: Int { worker.reconnects.load(ordering: .relaxed) }
+
     /// Stops the thread and closes the connection; returns when both are done. Idempotent.
     public func stop() { worker.stop() }
 
@@ -68,6 +71,7 @@ public final class PostgresListener: Sendable {
         let channels: [String]
         let handler: @Sendable (Event) -> Void
         let connected = Atomic<Bool>(true)
+        let reconnects = Atomic<Int>(0)
         private let stopping = Atomic<Bool>(false)
         private var connection: PostgresConnection?
         private let wakeRead: Int32
@@ -112,6 +116,7 @@ public final class PostgresListener: Sendable {
                         let fresh = try Self.listen(configuration, channels)
                         connection = fresh
                         backoff = 50
+                        reconnects.add(1, ordering: .relaxed)
                         handler(.connected)
                         connected.store(true, ordering: .releasing)
                     } catch {

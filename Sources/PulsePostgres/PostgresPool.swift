@@ -1,5 +1,6 @@
 import Foundation
 import PulseSystem
+import Synchronization
 
 /// A bounded pool of connections to one database, so several threads can use it at once without ever
 /// sharing a connection: each `withConnection` call has its connection to itself.
@@ -17,6 +18,10 @@ public final class PostgresPool: Sendable {
     public let configuration: PostgresConfiguration
     /// Round trips of every connection of this pool.
     public let roundTrips = RoundTripCounter()
+    /// Connections found dead at checkout and reconnected (`PQreset`) so far, and connections that failed while
+    /// in use and were dropped (the next caller opens a new one): how often the database went away (metrics).
+    public var reconnects: Int { reconnected.load(ordering: .relaxed) }
+    private let reconnected = Atomic<Int>(0)
     private let capacity: Int
     private let state = Condition(State())
 
@@ -74,6 +79,7 @@ public final class PostgresPool: Sendable {
             if connection.isUsable() { return (connection, false) }
             do {
                 try connection.reset()
+                reconnected.add(1, ordering: .relaxed)
                 return (connection, true)
             } catch {
                 release()
@@ -92,6 +98,7 @@ public final class PostgresPool: Sendable {
         // A body that escaped a transaction some other way must not hand an open one to the next caller.
         connection.rollback()
         guard !connection.connectionLost && !connection.isInTransaction else {
+            if connection.connectionLost { reconnected.add(1, ordering: .relaxed) }
             release()  // closed when the last reference goes
             return
         }

@@ -27,11 +27,12 @@ public final class SyncServer: HTTPResponder {
         storage: any ServerStorage, certificateKeys: CertificateKeyring, configuration: SyncConfiguration = SyncConfiguration(),
         origin: (any HTTPResponder)? = nil, accessLog: AccessLog? = nil,
         clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
-        alarm: @escaping @Sendable (String) -> Void = SyncAPI.standardError
+        alarm: @escaping @Sendable (String) -> Void = SyncAPI.standardError,
+        observer: (any SyncObserver)? = nil
     ) {
         sync = SyncAPI(
             storage: storage, certificateKeys: certificateKeys, configuration: configuration, origin: origin, accessLog: accessLog, clock: clock,
-            alarm: alarm)
+            alarm: alarm, observer: observer)
         staff = StaffAPI(sync: sync)
     }
 

@@ -2,6 +2,9 @@ import Foundation
 import PulseCommandLine
 import PulseServer
 import PulseHTTPServer
+import PulseMetrics
+import PulseObservability
+import PulseServerMetrics
 import PulseLog
 import PulseOrigin
 import PulseServerStorage
@@ -47,6 +50,13 @@ enum ServeCommand {
     static let drainDelay = Option.int(
         "drain-delay", "<seconds>", in: 0...3600,
         help: "On SIGTERM, answer /readyz with 503 and keep serving this long before closing the listener (default 0).")
+    static let metricsListen = Option.value(
+        "metrics-listen", "<host:port>",
+        help: "Serve Prometheus metrics at GET /metrics on this separate address, e.g. 127.0.0.1:9464 (default: off; never the public port)."
+    ) { text in
+        if let problem = MetricsListener.checkAddress(text) { throw UsageError(problem) }
+        return text
+    }
     static let shutdownTimeout = Option.int(
         "shutdown-timeout", "<seconds>", in: 0...3600, help: "On SIGTERM, wait this long for requests in flight (default 10).")
 
@@ -68,7 +78,7 @@ enum ServeCommand {
             options: [
                 ServerCommand.dataOption, ServerCommand.databaseOption,
                 listen, publicPackage, trustedProxy, accessLog, logFormat, threads, maxConnections, maxConnectionsPerIP, idleTimeout, headerTimeout,
-                enrollRate, enrollBurst, tokenEnrollRate, tokenEnrollBurst, tokenMaxStreams, drainDelay, shutdownTimeout,
+                enrollRate, enrollBurst, tokenEnrollRate, tokenEnrollBurst, tokenMaxStreams, drainDelay, shutdownTimeout, metricsListen,
             ],
             validate: { arguments in try ServerCommand.checkStorageGiven(arguments, console) },
             run: { arguments in try run(arguments, console: console) })
@@ -82,6 +92,8 @@ enum ServeCommand {
         var logFormat = LogFormat.text
         var drain = 10.0
         var drainDelay = 0.0
+        /// `--metrics-listen`: nil, no metrics are collected and nothing more listens.
+        var metricsListen: String?
     }
 
     static func settings(_ arguments: Arguments) throws -> Settings {
@@ -110,6 +122,7 @@ enum ServeCommand {
         settings.sync.trustedProxies = arguments[Self.trustedProxy]
         settings.publicPackage = arguments[Self.publicPackage]
         settings.accessLog = arguments[Self.accessLog] ?? "-"
+        settings.metricsListen = arguments[Self.metricsListen]
         settings.logFormat = arguments[Self.logFormat] ?? .text
         return settings
     }
@@ -168,11 +181,19 @@ enum ServeCommand {
         if let path = settings.publicPackage {
             origin = try Origin(configuration: OriginConfiguration(packageRoot: URL(fileURLWithPath: path)), accessLog: nil, alarm: events.alarm)
         }
-        let sync = SyncServer(storage: storage, certificateKeys: certificateKeys, configuration: settings.sync, origin: origin, accessLog: accessLog, alarm: events.alarm)
+        // Metrics only with --metrics-listen: without it no observer is made, and the responder is the server's own.
+        let metrics = settings.metricsListen.map { _ in ServerMetrics(version: ToolVersion.current) }
+        let metricsListener = try metrics.map { metrics in try listenForMetrics(settings.metricsListen ?? "", metrics.registry) }
+        let sync = SyncServer(
+            storage: storage, certificateKeys: certificateKeys, configuration: settings.sync, origin: origin, accessLog: accessLog, alarm: events.alarm,
+            observer: metrics)
         sync.start()
-        let server = try HTTPServer(configuration: settings.server, responder: sync)
+        let responder: any HTTPResponder = metrics.map { MeteredResponder(sync, meter: $0) } ?? sync
+        let server = try HTTPServer(configuration: settings.server, responder: responder)
+        metrics?.watch(sync: sync.sync, server: server, storage: storage)
         events.info("serving on http://\(server.boundAddress) (\(stateName), \(settings.server.threads) threads, "
             + "pid \(SystemProcess.currentID)\(settings.publicPackage.map { ", public part of \($0)" } ?? ""))")
+        if let metricsListener { events.info("metrics on http://\(metricsListener.boundAddress)/metrics") }
         let serviceManager = ServiceManager.current
         serviceManager.ready(status: "serving on http://\(server.boundAddress)")
         while true {
@@ -196,12 +217,24 @@ enum ServeCommand {
                 stopWithin(seconds: settings.drain + 10, events: events)
                 server.shutdown(drainSeconds: settings.drain)
                 sync.stop(drainSeconds: settings.drain)
+                metricsListener?.stop()
                 events.info("stopped")
                 return ExitCode.success
             default:
                 events.info("\(name): ignored", ["pulse.signal": name])
             }
         }
+    }
+
+    /// The `--metrics-listen` listener; a failure names the option.
+    static func listenForMetrics(_ address: String, _ registry: MetricsRegistry) throws -> MetricsListener {
+        do throws(HTTPServerError) { return try MetricsListener(listen: address, registry: registry) } catch {
+            throw MetricsListenError(description: "--metrics-listen: \(error)")
+        }
+    }
+
+    struct MetricsListenError: Error, CustomStringConvertible {
+        let description: String
     }
 
     /// If the stop has not finished `seconds` after it began (a thread stuck in a system call), say so and

@@ -63,12 +63,21 @@ public final class EventHub: Sendable {
     private let finished = DispatchSemaphore(value: 0)
     /// The watcher thread's own (in a Mutex only because the hub is shared).
     private let watcher = Mutex((lastPrune: 0.0, lastAlarm: String?.none))
+    /// Told each live advance and its delivery to each stream (metrics); nil measures nothing.
+    let observer: (any SyncObserver)?
+    /// With an observer: when this instance first poked the hub since the last delivery (`clock()` seconds),
+    /// where an advance's delivery latency starts.
+    private let pokedAt = Mutex<Double?>(nil)
 
-    init(cache: SyncCache, configuration: SyncConfiguration, clock: @escaping @Sendable () -> Double, alarm: @escaping @Sendable (String) -> Void) {
+    init(
+        cache: SyncCache, configuration: SyncConfiguration, clock: @escaping @Sendable () -> Double, alarm: @escaping @Sendable (String) -> Void,
+        observer: (any SyncObserver)? = nil
+    ) {
         self.cache = cache
         self.configuration = configuration
         self.clock = clock
         self.alarm = alarm
+        self.observer = observer
     }
 
     var streamCount: Int { state.withLock { $0.count } }
@@ -89,7 +98,7 @@ public final class EventHub: Sendable {
         guard !started else { return }
         // Woken by the listener's thread, so an advance through another instance costs no polling delay.
         cache.storage.observeChanges { [weak self] kinds in
-            if !kinds.isDisjoint(with: [.sessions, .content, .devices]) { self?.poke() }
+            if !kinds.isDisjoint(with: [.sessions, .content, .devices]) { self?.wakeUp() }
         }
         let thread = Thread { [self] in
             while wake.withLock({ $0.running }) {
@@ -112,6 +121,15 @@ public final class EventHub: Sendable {
 
     /// Look at storage now (this process just changed something).
     public func poke() {
+        if observer != nil {
+            let now = clock()
+            pokedAt.withLock { $0 = $0 ?? now }
+        }
+        wakeUp()
+    }
+
+    /// Look at storage now (another process changed something).
+    private func wakeUp() {
         wake.withLock(waking: .one) { $0.poked = true }
     }
 
@@ -210,6 +228,10 @@ public final class EventHub: Sendable {
     }
 
     private func deliver() throws {
+        let poked = observer == nil ? nil : pokedAt.withLock { at in
+            defer { at = nil }
+            return at
+        }
         let current = try cache.revalidate()
         let now = clock()
         let second = Int64(now.rounded(.down))
@@ -223,13 +245,13 @@ public final class EventHub: Sendable {
         }
         let moved = previous?.sessions != current.sessions || previous?.content != current.content
         for (id, cursor, clockDue) in sessions where moved || (clockDue.map { second >= $0 } ?? false) {
-            try deliver(session: id, after: cursor, now: second)
+            try deliver(session: id, after: cursor, now: second, poked: poked)
         }
         if previous != nil && previous?.devices != current.devices { try closeRevoked() }
     }
 
     /// The changes of session `id` after `cursor`, and the manifest version, to every stream that lacks them.
-    private func deliver(session id: String, after cursor: Int64, now: Int64) throws {
+    private func deliver(session id: String, after cursor: Int64, now: Int64, poked: Double? = nil) throws {
         guard let session = try cache.session(id) else { return }
         let changes = try cache.storage.changes(sessionId: id, after: cursor, limit: 1024)
         let events = changes.map { (sequence: $0.sequence, bytes: Self.event(for: $0, session: session)) }
@@ -237,7 +259,7 @@ public final class EventHub: Sendable {
         let version = try cache.manifest(session, now: now)?.packageVersion ?? session.packageVersion
         let manifest = Self.event("manifest", id: last, data: ["packageVersion": .string(version), "deckVersion": .int(session.deckVersion)])
         let nextClock = try cache.content(id).flatMap { Self.nextClockChange($0, now: now) }
-        var outgoing: [(HTTPEventStream, [UInt8])] = []
+        var outgoing: [(HTTPEventStream, [UInt8], advances: [Int64])] = []
         state.withLock { state in
             guard var entry = state.watched.removeValue(forKey: id) else { return }
             defer { state.watched[id] = entry }
@@ -245,17 +267,36 @@ public final class EventHub: Sendable {
             entry.nextClockChange = nextClock
             for (key, var subscriber) in entry.subscribers {
                 var bytes: [UInt8] = []
-                for event in events where event.sequence > subscriber.sequence { bytes += event.bytes }
+                var advances: [Int64] = []
+                for (event, change) in zip(events, changes) where event.sequence > subscriber.sequence {
+                    bytes += event.bytes
+                    if observer != nil, case .advance = change.event { advances.append(change.at) }
+                }
                 subscriber.sequence = max(subscriber.sequence, last)
                 if subscriber.manifest != version {
                     bytes += manifest
                     subscriber.manifest = version
                 }
                 entry.subscribers[key] = subscriber
-                if !bytes.isEmpty { outgoing.append((subscriber.stream, bytes)) }
+                if !bytes.isEmpty { outgoing.append((subscriber.stream, bytes, advances)) }
             }
         }
-        for (stream, bytes) in outgoing { stream.send(bytes) }
+        guard let observer else {
+            for (stream, bytes, _) in outgoing { stream.send(bytes) }
+            return
+        }
+        for change in changes where change.sequence > cursor {
+            if case .advance = change.event { observer.advanceSeen() }
+        }
+        // A tick that began just before the staff route's poke finds the change without it: the poke that came
+        // meanwhile (left for the next tick) is then the start, rather than the change's whole second.
+        let start = poked ?? pokedAt.withLock { $0 }
+        for (stream, bytes, advances) in outgoing {
+            stream.send(bytes)
+            guard !advances.isEmpty else { continue }
+            let sent = clock()
+            for at in advances { observer.advanceDelivered(seconds: max(0, sent - max(Double(at), start ?? 0))) }
+        }
     }
 
     /// Closes the streams of devices that were revoked (or vanished).

@@ -32,6 +32,8 @@ public final class SyncAPI: HTTPResponder {
     /// The server's clock: Unix seconds with a fraction. Tests pass their own.
     public let clock: @Sendable () -> Double
     public let alarm: @Sendable (String) -> Void
+    /// Told about writes and live advances (`--metrics-listen`); nil measures nothing.
+    public let observer: (any SyncObserver)?
 
     /// The request headers the routes read (the origin's too, for `--public`).
     public static let requestHeaders = [
@@ -44,11 +46,13 @@ public final class SyncAPI: HTTPResponder {
     ///   - accessLog: one line per request, never a token, key, signature or code (see `finished`).
     ///   - clock: Unix seconds; the default is the system clock.
     ///   - alarm: operational messages (a storage failure behind a 500).
+    ///   - observer: told about writes and live advances (metrics); nil measures nothing.
     public init(
         storage: any ServerStorage, certificateKeys: CertificateKeyring, configuration: SyncConfiguration = SyncConfiguration(),
         origin: (any HTTPResponder)? = nil, accessLog: AccessLog? = nil,
         clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
-        alarm: @escaping @Sendable (String) -> Void = SyncAPI.standardError
+        alarm: @escaping @Sendable (String) -> Void = SyncAPI.standardError,
+        observer: (any SyncObserver)? = nil
     ) {
         self.configuration = configuration
         self.storage = storage
@@ -58,8 +62,12 @@ public final class SyncAPI: HTTPResponder {
         self.accessLog = accessLog
         self.clock = clock
         self.alarm = alarm
-        self.writes = WorkQueue(threads: configuration.writeThreads, maxQueued: configuration.maxQueuedWrites, name: "sync-write")
-        self.hub = EventHub(cache: cache, configuration: configuration, clock: clock, alarm: alarm)
+        self.observer = observer
+        var finished: (@Sendable (Double) -> Void)?
+        if let observer { finished = { seconds in observer.writeFinished(seconds: seconds) } }
+        self.writes = WorkQueue(
+            threads: configuration.writeThreads, maxQueued: configuration.maxQueuedWrites, name: "sync-write", finished: finished)
+        self.hub = EventHub(cache: cache, configuration: configuration, clock: clock, alarm: alarm, observer: observer)
     }
 
     /// A server whose certificates are signed by `certificateKey` alone (one box).
@@ -99,6 +107,9 @@ public final class SyncAPI: HTTPResponder {
 
     /// Event streams open now.
     public var openStreams: Int { hub.streamCount }
+
+    /// Writes waiting for a write thread now.
+    public var queuedWrites: Int { writes.depth }
 
     public func finished(_ exchange: HTTPExchange) {
         accessLog?.record(exchange)

@@ -17,9 +17,12 @@ final class WorkQueue: Sendable {
     }
     private let state = Condition(State())
     let maxQueued: Int
+    /// Told each job's running time in seconds (nil: no clock is read).
+    let finished: (@Sendable (Double) -> Void)?
 
-    init(threads: Int, maxQueued: Int, name: String) {
+    init(threads: Int, maxQueued: Int, name: String, finished: (@Sendable (Double) -> Void)? = nil) {
         self.maxQueued = maxQueued
+        self.finished = finished
         for index in 0..<max(1, threads) {
             let thread = Thread { [self] in work() }
             thread.name = "\(name)-\(index)"
@@ -35,6 +38,9 @@ final class WorkQueue: Sendable {
             return true
         }
     }
+
+    /// Jobs waiting for a thread now.
+    var depth: Int { state.withLock { $0.jobs.count - $0.head } }
 
     /// Runs what is queued, then ends the threads; waits up to `seconds` for the jobs to finish.
     func drain(within seconds: Double) {
@@ -56,7 +62,13 @@ final class WorkQueue: Sendable {
                 return job
             }
             guard let job = next else { return }
-            job()
+            if let finished {
+                let start = SystemClock.monotonicNanoseconds()
+                job()
+                finished(Double(SystemClock.monotonicNanoseconds() &- start) / 1e9)
+            } else {
+                job()
+            }
             state.withLock(waking: .all) { $0.running -= 1 }
         }
     }

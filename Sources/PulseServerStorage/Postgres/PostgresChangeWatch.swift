@@ -43,6 +43,9 @@ extension PostgresStorage {
         private let state = State()
         private let listener: PostgresListener?
 
+        /// Times the listening connection came back after it broke.
+        var reconnects: Int { listener?.reconnects ?? 0 }
+
         init(configuration: PostgresConfiguration, listening: Bool) throws(PostgresError) {
             guard listening else {
                 listener = nil

@@ -92,6 +92,9 @@ public final class PostgresStorage: ServerStorage {
     /// Round trips of this instance's pool so far (the listening connection not included).
     public var roundTrips: Int { pool.roundTrips.value }
 
+    /// Reconnections so far: pooled connections found dead or lost in use, and the listening connection's (metrics).
+    public var reconnects: (pool: Int, listener: Int) { (pool.reconnects, watch.reconnects) }
+
     // MARK: - Running statements
 
     /// Runs reads (autocommit) on a pooled connection; tried once more on a new connection when a
