@@ -10,8 +10,9 @@ final class MetricsProcess: @unchecked Sendable {
     let process = Process()
     private(set) var port: UInt16 = 0
     private(set) var metricsPort: UInt16?
-    private let lock = NSLock()
-    private var lines: [String] = []
+    /// Standard error's lines; the reader thread holds only this, not the MetricsProcess, so dropping the
+    /// MetricsProcess stops the server (as `ServerProcess` does; holding `self` left servers running).
+    private let collected = Lines()
     private let errors = Pipe()
 
     static func binary(_ name: String) -> URL {
@@ -28,16 +29,16 @@ final class MetricsProcess: @unchecked Sendable {
         process.standardOutput = FileHandle.nullDevice
         let reader = errors.fileHandleForReading
         try process.run()
-        Thread { [self] in
+        let collected = self.collected
+        Thread {
             var pending = Data()
             while true {
                 let data = reader.availableData
                 if data.isEmpty { return }
                 pending += data
                 while let newline = pending.firstIndex(of: 0x0a) {
-                    let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+                    collected.add(err: String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
                     pending = pending[(newline + 1)...]
-                    lock.withLock { lines.append(line) }
                 }
             }
         }.start()
@@ -62,7 +63,7 @@ final class MetricsProcess: @unchecked Sendable {
         process.waitUntilExit()
     }
 
-    var errorLines: [String] { lock.withLock { lines } }
+    var errorLines: [String] { collected.err }
 
     private func waitForPort(after text: String) -> UInt16? {
         guard eventually(within: 20, { errorLines.contains { $0.contains(text) } }),
