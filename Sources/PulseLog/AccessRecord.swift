@@ -4,7 +4,8 @@
 ///
 /// `Body` is `<method> <path> <status>`; the attributes are OpenTelemetry's HTTP semantic
 /// conventions (`http.request.method`, `url.path`, `url.query`, `http.response.status_code`,
-/// `http.response.body.size`, `http.server.request.duration` in seconds, `client.address`) and `pulse.note`,
+/// `http.response.body.size`, `http.server.request.duration` in seconds, `client.address`, and `http.route`,
+/// the route's template such as `/api/sync/asset/:hash`, when the server names it) and `pulse.note`,
 /// with `pulse.aborted: true` when the client left early. `WARN` for a 5xx, `INFO` otherwise.
 ///
 /// Like the text line, it never holds more of the request than its method and target: no header (so no `Authorization`, no
@@ -24,10 +25,12 @@ public struct AccessRecord: Sendable {
     public var note: String
     /// False when the client left before the response was complete.
     public var completed: Bool
+    /// The route's template (`/api/sync/keys`, `/api/sync/asset/:hash`, `other`), never the raw path.
+    public var route: String?
 
     public init(
         client: [UInt8], method: String, target: [UInt8], status: Int, bodyBytes: Int, durationNanoseconds: UInt64, note: String,
-        completed: Bool
+        completed: Bool, route: String? = nil
     ) {
         self.client = client
         self.method = method
@@ -37,6 +40,7 @@ public struct AccessRecord: Sendable {
         self.durationNanoseconds = durationNanoseconds
         self.note = note
         self.completed = completed
+        self.route = route
     }
 
     /// The JSON line, with its newline, stamped now by `clock`.
@@ -64,6 +68,7 @@ public struct AccessRecord: Sendable {
         line.closeBody()
         if !method.isEmpty { line.attribute(Keys.method, method) }
         if !path.isEmpty { line.attribute(Keys.path, url: path, plain: plain) }
+        if let route { line.attribute(Keys.route, route) }
         if queryStart < target.endIndex { line.attribute(Keys.query, url: target[(queryStart + 1)...]) }
         line.attribute(Keys.status, status)
         line.attribute(Keys.size, bodyBytes)
@@ -78,6 +83,7 @@ public struct AccessRecord: Sendable {
     private enum Keys {
         static let method = LogLine.Key("http.request.method")
         static let path = LogLine.Key("url.path")
+        static let route = LogLine.Key("http.route")
         static let query = LogLine.Key("url.query")
         static let status = LogLine.Key("http.response.status_code")
         static let size = LogLine.Key("http.response.body.size")

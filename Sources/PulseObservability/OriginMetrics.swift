@@ -82,6 +82,9 @@ public enum OriginRoute: Int, MetricLabel {
         static let healthz = Array("/healthz".utf8), livez = Array("/livez".utf8), readyz = Array("/readyz".utf8)
     }
 
+    /// The template of a request target's route (what the JSON access log calls `http.route`).
+    public static let template: @Sendable ([UInt8]) -> String = { OriginRoute(target: $0).labelValue }
+
     /// The route of a request target, as Origin routes it.
     init(target: [UInt8]) {
         if TargetMatch.has(target, Literal.asset) { self = .asset }

@@ -21,29 +21,36 @@ public final class AccessLog: Sendable {
     private let path: String?
     private let clock = Mutex<(second: Int, text: [UInt8])>((0, []))
     /// Where JSON lines come from (`service.name`, `service.version`); nil: text lines.
-    private let json: (resource: LogResource, clock: LogClock)?
+    private let json: (resource: LogResource, clock: LogClock, route: RouteTemplate?)?
+
+    /// A request target's route template for JSON lines (`http.route`): the same names the metrics use.
+    public typealias RouteTemplate = @Sendable ([UInt8]) -> String
 
     /// Logs to standard output.
     /// - Parameters:
     ///   - format: text (the default) or JSON lines.
     ///   - resource: who writes the JSON lines (`service.name`, `service.version`).
-    public static func standardOutput(format: LogFormat = .text, resource: LogResource = .unnamed) -> AccessLog {
-        AccessLog(file: .standardOutput, format: format, resource: resource)
+    ///   - route: names each target's route in JSON lines (`http.route`); nil: no such attribute.
+    public static func standardOutput(format: LogFormat = .text, resource: LogResource = .unnamed, route: RouteTemplate? = nil) -> AccessLog {
+        AccessLog(file: .standardOutput, format: format, resource: resource, route: route)
     }
 
     /// Appends to the file at `path` (created 0644 if missing).
-    public static func file(_ path: String, format: LogFormat = .text, resource: LogResource = .unnamed) throws -> AccessLog {
+    public static func file(
+        _ path: String, format: LogFormat = .text, resource: LogResource = .unnamed, route: RouteTemplate? = nil
+    ) throws -> AccessLog {
         do throws(PathError) {
-            return AccessLog(file: try File.openForAppending(path, creatingWith: 0o644), path: path, format: format, resource: resource)
+            return AccessLog(
+                file: try File.openForAppending(path, creatingWith: 0o644), path: path, format: format, resource: resource, route: route)
         } catch {
             throw OriginError("cannot open access log \(path): \(error.errno)")
         }
     }
 
-    private init(file: File, path: String? = nil, format: LogFormat, resource: LogResource) {
+    private init(file: File, path: String? = nil, format: LogFormat, resource: LogResource, route: RouteTemplate?) {
         self.file = file
         self.path = path
-        json = format == .json ? (resource, LogClock()) : nil
+        json = format == .json ? (resource, LogClock(), route) : nil
     }
 
     /// Opens the log file's path again (SIGUSR1, after logrotate moved the file away) and writes there from
@@ -65,7 +72,7 @@ public final class AccessLog: Sendable {
             let record = AccessRecord(
                 client: exchange.client, method: exchange.method, target: exchange.target, status: exchange.status,
                 bodyBytes: exchange.bodyBytes, durationNanoseconds: exchange.durationNanoseconds, note: exchange.note,
-                completed: exchange.completed)
+                completed: exchange.completed, route: json.route?(exchange.target))
             try? file.write(record.json(clock: json.clock, resource: json.resource))
             return
         }

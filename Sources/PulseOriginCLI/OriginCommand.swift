@@ -147,8 +147,8 @@ public enum OriginCommand {
         let resource = LogResource(serviceName: "pulse-origin", serviceVersion: ToolVersion.current)
         let accessLog: AccessLog? = switch logPath {
         case "off": nil
-        case "-": .standardOutput(format: events.format, resource: resource)
-        default: try .file(logPath, format: events.format, resource: resource)
+        case "-": .standardOutput(format: events.format, resource: resource, route: OriginRoute.template)
+        default: try .file(logPath, format: events.format, resource: resource, route: OriginRoute.template)
         }
         let origin = try Origin(configuration: originConfiguration, accessLog: accessLog, alarm: events.alarm)
         // Metrics only with --metrics-listen: without it the responder is the origin itself, as before.

@@ -174,8 +174,8 @@ enum ServeCommand {
         let resource = LogResource(serviceName: "pulse-server", serviceVersion: ToolVersion.current)
         let accessLog: AccessLog? = switch settings.accessLog {
         case "off": nil
-        case "-": .standardOutput(format: settings.logFormat, resource: resource)
-        default: try .file(settings.accessLog, format: settings.logFormat, resource: resource)
+        case "-": .standardOutput(format: settings.logFormat, resource: resource, route: ServerRoute.template)
+        default: try .file(settings.accessLog, format: settings.logFormat, resource: resource, route: ServerRoute.template)
         }
         var origin: Origin?
         if let path = settings.publicPackage {

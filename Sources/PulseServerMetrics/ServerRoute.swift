@@ -26,6 +26,9 @@ public enum ServerRoute: Int, MetricLabel {
         static let healthz = Array("/healthz".utf8), livez = Array("/livez".utf8), readyz = Array("/readyz".utf8)
     }
 
+    /// The template of a request target's route (what the JSON access log calls `http.route`).
+    public static let template: @Sendable ([UInt8]) -> String = { ServerRoute(target: $0).labelValue }
+
     /// The route of a request target, as SyncAPI and StaffAPI route it; only the bytes of the literals it
     /// compares are read.
     init(target: [UInt8]) {

@@ -35,6 +35,14 @@ import Testing
         #expect(resource["service.name"] as? String == "pulse-test" && resource["service.version"] as? String == "9.9.9")
     }
 
+    @Test func theRouteTemplateIsAnAttributeWhenTheServerNamesIt() throws {
+        var record = Self.record(target: "/api/sync/asset/3f9a")
+        record.route = "/api/sync/asset/:hash"
+        let attributes = try #require(try LogLineTests.parse(record.json(timestamp: Self.timestamp, resource: .unnamed))["Attributes"] as? [String: Any])
+        #expect(attributes["http.route"] as? String == "/api/sync/asset/:hash")
+        #expect(attributes["url.path"] as? String == "/api/sync/asset/3f9a")
+    }
+
     @Test func anAbortedRefusedOrFailedRequest() throws {
         let aborted = try LogLineTests.parse(Self.record(status: 503, completed: false).json(timestamp: Self.timestamp, resource: .unnamed))
         #expect(aborted["SeverityText"] as? String == "WARN")

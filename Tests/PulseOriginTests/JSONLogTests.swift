@@ -53,6 +53,7 @@ import Testing
         }
         let asset = try find("/api/sync/asset/\(hash)", 200)
         #expect(asset["pulse.note"] as? String == "verified")
+        #expect(asset["http.route"] as? String == "/api/sync/asset/:hash")
         #expect(asset["http.request.method"] as? String == "GET")
         #expect(asset["http.response.body.size"] as? Int == 3000)
         #expect(asset["client.address"] as? String == "127.0.0.1")

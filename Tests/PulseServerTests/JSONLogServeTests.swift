@@ -65,6 +65,11 @@ import Testing
         #expect(byPath["/api/sync/manifest"]?["url.query"] as? String == "session=keynote")
         #expect(byPath["/api/sync/keys"]?["pulse.note"] as? String == "no:bad-signature")
         #expect(byPath["/no/such/route"]?["pulse.note"] as? String == "no:route")
+        // The route's template, never the raw path: the hash of an asset is not in http.route.
+        #expect(byPath["/api/sync/asset/\(hash)"]?["http.route"] as? String == "/api/sync/asset/:hash")
+        #expect(byPath["/api/sync/keys"]?["http.route"] as? String == "/api/sync/keys")
+        #expect(byPath["/api/staff/sessions/keynote"]?["http.route"] as? String == "/api/staff/*")
+        #expect(byPath["/no/such/route"]?["http.route"] as? String == "other")
         for line in access {
             #expect(line["SeverityText"] as? String == "INFO" && line["SeverityNumber"] as? Int == 9)
             #expect((line["Resource"] as? [String: Any])?["service.name"] as? String == "pulse-server")
