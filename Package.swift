@@ -75,7 +75,7 @@ let package = Package(
         ]),
         // Metrics apart from the routes they count (--metrics-listen): the listener, both servers' request families, the origin's.
         target("PulseObservability", ["PulseMetrics", "PulseHTTPServer", "PulseOrigin"]),
-        target("PulseServerMetrics", ["PulseObservability", "PulseMetrics", "PulseHTTPServer", "PulseSyncAPI", "PulseServerStorage"]),
+        target("PulseServerMetrics", ["PulseObservability", "PulseMetrics", "PulseCore", "PulseHTTPServer", "PulseSyncAPI", "PulseServerStorage"]),
         // pulse-server backup and restore: an online copy of a data folder (SQLite's backup API), checked, put back.
         target("PulseServerBackup", ["PulseServer", "PulseServerStorage", "PulseSQLite", "PulseCrypto", "PulseSystem"]),
         // The reference app client (an app could embed it; the key behind `DeviceKey`), and the contract suite.

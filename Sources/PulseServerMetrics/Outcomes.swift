@@ -1,3 +1,4 @@
+import PulseCore
 import PulseMetrics
 
 /// The `reason` of `pulse_sync_refusals_total`: why a request was answered "no", from the access log's note.
@@ -81,14 +82,8 @@ enum StorageConnection: Int, MetricLabel {
 extension String {
     /// N of a keys answer's note `keys:N`, or nil.
     var releasedCount: Int? {
-        var utf8 = self.utf8[...]
-        guard utf8.count > 5, utf8.prefix(5).elementsEqual("keys:".utf8) else { return nil }
-        utf8 = utf8.dropFirst(5)
-        var value = 0
-        for byte in utf8 {
-            guard byte >= 0x30, byte <= 0x39, value < 1_000_000_000 else { return nil }
-            value = value * 10 + Int(byte - 0x30)
-        }
-        return value
+        let utf8 = self.utf8
+        guard utf8.starts(with: "keys:".utf8) else { return nil }
+        return BoundedDecimal.parse(utf8.dropFirst(5), maxDigits: 10)
     }
 }

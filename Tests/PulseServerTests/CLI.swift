@@ -31,4 +31,21 @@ final class Lines: @unchecked Sendable {
     func add(err line: String) { lock.withLock { errLines += line.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) } }
     var out: [String] { lock.withLock { outLines } }
     var err: [String] { lock.withLock { errLines } }
+
+    /// Collects `handle`'s lines into `err` on a thread of its own until the writer closes it. The thread
+    /// holds only these lines, so whoever owns the process can be dropped (and stop it) meanwhile.
+    func readErr(from handle: FileHandle) {
+        Thread { [self] in
+            var pending = Data()
+            while true {
+                let data = handle.availableData
+                if data.isEmpty { return }
+                pending += data
+                while let newline = pending.firstIndex(of: 0x0a) {
+                    add(err: String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
+                    pending = pending[(newline + 1)...]
+                }
+            }
+        }.start()
+    }
 }

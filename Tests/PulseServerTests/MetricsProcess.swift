@@ -27,21 +27,8 @@ final class MetricsProcess: @unchecked Sendable {
         process.environment = ProcessInfo.processInfo.environment.filter { $0.key != "PULSE_DATABASE_URL" }
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
-        let reader = errors.fileHandleForReading
         try process.run()
-        let collected = self.collected
-        Thread {
-            var pending = Data()
-            while true {
-                let data = reader.availableData
-                if data.isEmpty { return }
-                pending += data
-                while let newline = pending.firstIndex(of: 0x0a) {
-                    collected.add(err: String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
-                    pending = pending[(newline + 1)...]
-                }
-            }
-        }.start()
+        collected.readErr(from: errors.fileHandleForReading)
         guard let port = waitForPort(after: "serving ") else {
             kill(process.processIdentifier, SIGKILL)
             throw RawHTTPConnection.Failure("\(tool) did not start: \(errorLines)")

@@ -33,21 +33,8 @@ final class ServerProcess: @unchecked Sendable {
             .merging(environment) { $1 }
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
-        let reader = errors.fileHandleForReading
         try process.run()
-        let collected = self.collected
-        Thread {
-            var pending = Data()
-            while true {
-                let data = reader.availableData
-                if data.isEmpty { return }
-                pending += data
-                while let newline = pending.firstIndex(of: 0x0a) {
-                    collected.add(err: String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
-                    pending = pending[(newline + 1)...]
-                }
-            }
-        }.start()
+        collected.readErr(from: errors.fileHandleForReading)
         guard waitForStart else { return }
         guard waitForLine("serving on "), let line = errorLines.first(where: { $0.contains("serving on ") }),
               let range = line.range(of: #"http://127\.0\.0\.1:(\d+)"#, options: .regularExpression),
