@@ -59,7 +59,7 @@ let package = Package(
         target("PulseStore", ["PulseCore", "PulseCrypto", "PulseSystem"]),
         target("PulseCommandLine", ["PulseCore", "PulseSystem"]),  // declared commands, typed options, one console and progress bar for every tool
         target("PulseHTML", ["PulseQR"]),  // the typed HTML/SVG builder (and QR codes as SVG nodes): text escaped by construction (docs/building-blocks.md)
-        target("PulseLog", ["PulseCore"]),  // both servers' log lines, text or OpenTelemetry-named JSON (--log-format)
+        target("PulseLog", ["PulseCore", "PulseHTTPServer"]),  // both servers' log lines, text or OpenTelemetry-named JSON (--log-format)
         target("PulseMetrics", []),  // Prometheus registry: lock-free counters, gauges, histograms; /proc/self
         target("PulseAge", ["PulseCrypto"]),  // the age file format (sealed key tables are PulsePack's)
         target("PulseOps", ["PulseCore", "PulseStore", "PulseCrypto", "PulseSystem"]),
@@ -111,7 +111,7 @@ let package = Package(
         testTarget("PulseHTMLTests", ["PulseHTML"]),
         testTarget("PulseQRTests", ["PulseQR", "PulseHTML"]),
         testTarget("PulseMetricsTests", ["PulseMetrics"]),
-        testTarget("PulseLogTests", ["PulseLog", "PulseCore"]),
+        testTarget("PulseLogTests", ["PulseLog", "PulseCore", "PulseHTTPServer"]),
         testTarget("PulseAgeTests", ["PulseAge", "PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine", "PulsePack", "PulsePackCLI", "SyncTestSupport"]),
         testTarget("PulseOpsTests", ["PulseOps", "PulseOpsCLI", "PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine"]),
         testTarget("PulseSystemTests", ["PulseSystem", "PulseSystemTesting"]),

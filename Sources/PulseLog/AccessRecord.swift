@@ -1,3 +1,5 @@
+import PulseHTTPServer
+
 /// What the access log says about one request, as a JSON line (`--log-format json`; the text line stays
 /// AccessLog's, PulseOrigin, as it always was). Built from bytes into one buffer, without `String` formatting: it
 /// runs once per request.
@@ -11,35 +13,13 @@
 /// Like the text line, it never holds more of the request than its method and target: no header (so no `Authorization`, no
 /// `X-Pulse-Device`), no body (so no code, token or key).
 public struct AccessRecord: Sendable {
-    /// The client's IP address as text (`-` if unknown).
-    public var client: [UInt8]
-    /// The method as sent (empty when the request line never arrived in full).
-    public var method: String
-    /// The request target as sent: path and query.
-    public var target: [UInt8]
-    /// The status sent, 0 when the HTTP layer refused the request on its own.
-    public var status: Int
-    public var bodyBytes: Int
-    public var durationNanoseconds: UInt64
-    /// The responder's note: what happened (`memory`, `keys:3`, `no:bad-signature`, …).
-    public var note: String
-    /// False when the client left before the response was complete.
-    public var completed: Bool
+    /// The finished request as the HTTP layer reports it to the access log.
+    public var exchange: HTTPExchange
     /// The route's template (`/api/sync/keys`, `/api/sync/asset/:hash`, `other`), never the raw path.
     public var route: String?
 
-    public init(
-        client: [UInt8], method: String, target: [UInt8], status: Int, bodyBytes: Int, durationNanoseconds: UInt64, note: String,
-        completed: Bool, route: String? = nil
-    ) {
-        self.client = client
-        self.method = method
-        self.target = target
-        self.status = status
-        self.bodyBytes = bodyBytes
-        self.durationNanoseconds = durationNanoseconds
-        self.note = note
-        self.completed = completed
+    public init(_ exchange: HTTPExchange, route: String? = nil) {
+        self.exchange = exchange
         self.route = route
     }
 
@@ -56,6 +36,7 @@ public struct AccessRecord: Sendable {
     /// One buffer, reserved once: no array of its own for the body or the timestamp; the path is scanned once
     /// for what needs escaping (usually nothing) and copied into the body and `url.path`.
     private func json(_ resource: LogResource, time: (inout [UInt8]) -> Void) -> [UInt8] {
+        let (method, target, status) = (exchange.method, exchange.target, exchange.status)
         let queryStart = target.firstIndex(of: 0x3f) ?? target.endIndex
         let path = target[..<queryStart]
         let plain = JSONText.isPlainURL(path)
@@ -71,11 +52,11 @@ public struct AccessRecord: Sendable {
         if let route { line.attribute(Keys.route, route) }
         if queryStart < target.endIndex { line.attribute(Keys.query, url: target[(queryStart + 1)...]) }
         line.attribute(Keys.status, status)
-        line.attribute(Keys.size, bodyBytes)
-        line.attribute(Keys.duration, secondsFromNanoseconds: durationNanoseconds)
-        line.attribute(Keys.client, bytes: client[...])
-        line.attribute(Keys.note, note)
-        if !completed { line.attribute(Keys.aborted, true) }
+        line.attribute(Keys.size, exchange.bodyBytes)
+        line.attribute(Keys.duration, secondsFromNanoseconds: exchange.durationNanoseconds)
+        line.attribute(Keys.client, bytes: exchange.client[...])
+        line.attribute(Keys.note, exchange.note)
+        if !exchange.completed { line.attribute(Keys.aborted, true) }
         return line.finished(resource)
     }
 

@@ -69,10 +69,7 @@ public final class AccessLog: Sendable {
     /// Writes the line for `exchange`.
     public func record(_ exchange: HTTPExchange) {
         if let json {
-            let record = AccessRecord(
-                client: exchange.client, method: exchange.method, target: exchange.target, status: exchange.status,
-                bodyBytes: exchange.bodyBytes, durationNanoseconds: exchange.durationNanoseconds, note: exchange.note,
-                completed: exchange.completed, route: json.route?(exchange.target))
+            let record = AccessRecord(exchange, route: json.route?(exchange.target))
             try? file.write(record.json(clock: json.clock, resource: json.resource))
             return
         }

@@ -1,4 +1,5 @@
 import Foundation
+import PulseHTTPServer
 import Testing
 @testable import PulseLog
 
@@ -8,9 +9,9 @@ import Testing
     static func record(
         method: String = "GET", target: String = "/api/sync/asset/3f9a", status: Int = 200, note: String = "memory", completed: Bool = true
     ) -> AccessRecord {
-        AccessRecord(
+        AccessRecord(HTTPExchange(
             client: Array("203.0.113.7".utf8), method: method, target: Array(target.utf8), status: status, bodyBytes: 204_800,
-            durationNanoseconds: 412_345, note: note, completed: completed)
+            durationNanoseconds: 412_345, note: note, completed: completed))
     }
 
     @Test func theJSONLineHasTheHTTPConventionsNames() throws {
@@ -58,7 +59,7 @@ import Testing
     /// cursor: the target is percent-encoded, the method escaped.
     @Test func hostileMethodAndTarget() throws {
         var record = Self.record(method: "\u{1b}[2J\"GET\u{202E}", note: "bad-request:method")
-        record.target = Array("/x\"},\"SeverityText\":\"ERROR\n{\"a b".utf8) + [0xff, 0xc3] + Array("?q=\u{202E}\r\n".utf8)
+        record.exchange.target = Array("/x\"},\"SeverityText\":\"ERROR\n{\"a b".utf8) + [0xff, 0xc3] + Array("?q=\u{202E}\r\n".utf8)
         let line = record.json(timestamp: Self.timestamp, resource: .unnamed)
         let object = try LogLineTests.parse(line)
         #expect(object["SeverityText"] as? String == "INFO")
