@@ -384,25 +384,7 @@ struct JSONParser {
     /// The length of the well-formed UTF-8 sequence at the offset (Unicode Table 3-7: no overlong forms,
     /// no surrogates, nothing past U+10FFFF).
     private func utf8Sequence() throws(Failure) -> Int {
-        let lead = bytes[offset]
-        let length: Int
-        var low: UInt8 = 0x80, high: UInt8 = 0xbf
-        switch lead {
-        case 0xc2...0xdf: length = 2
-        case 0xe0: length = 3; low = 0xa0
-        case 0xe1...0xec, 0xee...0xef: length = 3
-        case 0xed: length = 3; high = 0x9f
-        case 0xf0: length = 4; low = 0x90
-        case 0xf1...0xf3: length = 4
-        case 0xf4: length = 4; high = 0x8f
-        default: throw invalidUTF8(at: offset)
-        }
-        for index in 1..<length {
-            guard offset + index < bytes.count else { throw invalidUTF8(at: offset) }
-            let byte = bytes[offset + index]
-            let (min, max) = index == 1 ? (low, high) : (0x80, 0xbf)
-            guard byte >= min && byte <= max else { throw invalidUTF8(at: offset) }
-        }
+        guard let (_, length) = UTF8Scalar.decode(bytes, at: offset) else { throw invalidUTF8(at: offset) }
         return length
     }
 

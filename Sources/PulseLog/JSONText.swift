@@ -1,3 +1,4 @@
+import PulseCore
 /// JSON string content from untrusted bytes, appended to a buffer: what lands in a log line is valid JSON and
 /// valid UTF-8 whatever a client sent, one line (no raw control character), and shows on a terminal or a log
 /// viewer as what it is.
@@ -40,7 +41,7 @@ enum JSONText {
             if byte < 0x80 {
                 appendEscapedASCII(byte, to: &out)
                 index += 1
-            } else if let (scalar, length) = decode(bytes, at: index) {
+            } else if let (scalar, length) = UTF8Scalar.decode(bytes, at: index) {
                 if hidesOrMoves(scalar) {
                     appendUnicodeEscape(scalar, to: &out)
                 } else {
@@ -113,34 +114,5 @@ enum JSONText {
         case 0x80...0x9f, 0x061c, 0x200b...0x200f, 0x2028...0x202e, 0x2060...0x2064, 0x2066...0x2069, 0xfeff: true
         default: false
         }
-    }
-
-    /// The scalar of the well-formed UTF-8 sequence (Unicode table 3-7) starting at `index`, and its length;
-    /// nil when the bytes there are not one.
-    static func decode<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, at index: Int) -> (UInt32, Int)? where Bytes.Index == Int {
-        let lead = bytes[index]
-        let length: Int
-        var lower: UInt8 = 0x80, upper: UInt8 = 0xbf
-        switch lead {
-        case 0xc2...0xdf: length = 2
-        case 0xe0: length = 3; lower = 0xa0
-        case 0xe1...0xec, 0xee...0xef: length = 3
-        case 0xed: length = 3; upper = 0x9f
-        case 0xf0: length = 4; lower = 0x90
-        case 0xf1...0xf3: length = 4
-        case 0xf4: length = 4; upper = 0x8f
-        default: return nil
-        }
-        guard bytes.endIndex - index >= length else { return nil }
-        let second = bytes[index + 1]
-        guard second >= lower && second <= upper else { return nil }
-        var scalar = UInt32(lead) & (length == 2 ? 0x1f : length == 3 ? 0x0f : 0x07)
-        scalar = scalar << 6 | UInt32(second & 0x3f)
-        for offset in 2..<length {
-            let next = bytes[index + offset]
-            guard next & 0xc0 == 0x80 else { return nil }
-            scalar = scalar << 6 | UInt32(next & 0x3f)
-        }
-        return (scalar, length)
     }
 }
