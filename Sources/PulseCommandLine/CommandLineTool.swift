@@ -74,9 +74,9 @@ public enum CommandLineTool {
             let (name, inline) = split(argument)
             guard let option = find(name, in: command) else {
                 let names = command.options.map { "--\($0.name)" } + ["--help"] + (command.subcommands.isEmpty ? [] : ["--version"])
-                // A single dash and more than one letter: perhaps a value that begins with '-' (a token), which is
-                // never echoed whole.
-                let shown = name.hasPrefix("--") || name.count <= 2 ? name : "\(name.prefix(3))… (a value that begins with '-' goes after '--')"
+                // Anything not shaped like an option name (`--` and at most 40 lowercase letters, digits and dashes,
+                // or `-x`) may be a value that begins with '-', such as a token: never echoed whole.
+                let shown = Self.isOptionShaped(name) ? name : "\(name.prefix(3))… (a value that begins with '-' goes after '--')"
                 throw UsageError("unknown option \(shown)" + Suggestion.didYouMean(name, among: names, quoted: false))
             }
             if option.isFlag {
@@ -118,6 +118,14 @@ public enum CommandLineTool {
 
     private static func unknownCommand(_ name: String, in command: Command) -> UsageError {
         UsageError("unknown command \"\(name)\"" + Suggestion.didYouMean(name, among: command.subcommands.map(\.name) + ["help"]))
+    }
+
+    /// `--` and 1–40 of `a-z`, `0-9`, `-`; or a dash and one character: what an option name can look like.
+    static func isOptionShaped(_ name: String) -> Bool {
+        if name.count <= 2 { return true }
+        guard name.hasPrefix("--") else { return false }
+        let rest = name.utf8.dropFirst(2)
+        return rest.count <= 40 && rest.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D }
     }
 
     private static func split(_ argument: String) -> (String, String?) {

@@ -75,6 +75,20 @@ struct SuggestionTests {
         #expect(errors.first == "tool: error: build: unknown option --output; did you mean --out?")
     }
 
+    /// A token begins with '-' 1 time in 64 and with '--' 1 time in 4,096: either way the refusal never echoes
+    /// it whole (CI once drew a `--H…` token, which used to be shown as an unknown long option).
+    @Test(arguments: ["-HPH6ZOtd4VCIdvq446hjdKr2cS_4Z-dC_3HCCYnt4", "--HPH6ZOtd4VCIdvq446hjdKr2cS_4Z-dC_3HCCYnt4", "--abcdefghijklmnopqrstuvwxyz0123456789-abcdefgh"])
+    func aValueBeginningWithADashIsNeverEchoedWhole(_ value: String) {
+        let tool = Command(name: "tool", abstract: "A tool.", subcommands: [
+            Command(name: "revoke", abstract: "Revoke.", positionals: [Positional("token", help: "Token.")], run: { _ in 0 }),
+        ])
+        var errors: [String] = []
+        let code = CommandLineTool.main(tool, arguments: ["revoke", value], errorHandler: { _ in 1 }, print: { _ in }, printError: { errors.append($0) })
+        #expect(code == ExitCode.usage)
+        #expect(errors.count == 2 && !errors.joined().contains(value) && errors.first?.contains("goes after '--'") == true, "\(errors)")
+        #expect(CommandLineTool.isOptionShaped("--max-streams") && CommandLineTool.isOptionShaped("-x") && !CommandLineTool.isOptionShaped("--Token"))
+    }
+
     @Test func everyToolHasVersion() {
         var printed: [String] = []
         let tool = Command(name: "some-tool", abstract: "A tool.", run: { _ in 0 })
