@@ -182,9 +182,10 @@ def build_release(products=("pulse-server", "pulse-pack")):
 
 class OwnServer:
     """A pulse-server of its own: Samples/ packaged and imported into a data folder on tmpfs, a staff token,
-    a registration token, the keynote live; `serve` on a free loopback port with `extra` arguments."""
+    a registration token, the keynote live (unless `live` is false); `serve` on `listen` (a free loopback port
+    by default) with `extra` arguments."""
 
-    def __init__(self, bin_path, extra=(), name="pulse-server-probe"):
+    def __init__(self, bin_path, extra=(), name="pulse-server-probe", listen="127.0.0.1:0", live=True):
         self.bin = bin_path
         base = "/dev/shm" if os.path.isdir("/dev/shm") else None
         self.work = tempfile.mkdtemp(prefix=name + ".", dir=base)
@@ -201,7 +202,9 @@ class OwnServer:
         self.tool("pulse-server", "import", "--data", self.data, self.package)
         self.staff = self.admin("staff-token", "create")
         self.registration = self.admin("registration-token", "create", "--series", "devconf-2026")
-        self.admin("session", "set", "keynote", "--state", "live")
+        if live:
+            self.admin("session", "set", "keynote", "--state", "live")
+        self.listen = listen
         self.extra = list(extra)
         self.process = None
         self.start()
@@ -215,7 +218,7 @@ class OwnServer:
     def start(self):
         with open(self.errors, "a") as err:
             self.process = subprocess.Popen(
-                [os.path.join(self.bin, "pulse-server"), "serve", "--data", self.data, "--listen", "127.0.0.1:0", "--public", self.package,
+                [os.path.join(self.bin, "pulse-server"), "serve", "--data", self.data, "--listen", self.listen, "--public", self.package,
                  "--access-log", self.access_log, *self.extra], stderr=err, stdin=subprocess.DEVNULL, env=self.env)
         if not wait_for(lambda: "serving on http://127.0.0.1:" in read_text(self.errors).split("stopped")[-1], 20):
             raise RuntimeError("pulse-server did not start:\n" + read_text(self.errors))
