@@ -13,7 +13,7 @@ import PulseServerStorage
 /// |---|---|
 /// | `POST device-codes` | `{"session"|"series", "expires"?}` → 201 minted |
 /// | `POST registration-tokens` | `{"series", "maxDevices"?, "expires"?}` → 201 minted |
-/// | `POST staff-tokens` | `{"expires"?}` → 201 minted |
+/// | `POST staff-tokens` | `{"role"?, "session"?, "expires"?}` → 201 minted (role: admin by default) |
 /// | `GET tokens` | → credentials (ids, never secrets) |
 /// | `POST tokens/revoke` | `{"token"}` (text or listing id) → 200 |
 /// | `GET devices` · `POST devices/{id}/revoke` | → devices · the device |
@@ -27,8 +27,14 @@ import PulseServerStorage
 /// role and the client's address: done, refused (a bad body included) or failed. A request whose token
 /// does not authenticate is not an action and is not recorded.
 ///
-/// Minted: `{"kind","id","secret","scope"?,"maxDevices"?,"expiresAt"?}`, the same as `admin … --json`.
-/// Errors: `{"error","message"}` with 400 (bad input), 404 (no such thing), 409 (a refused change).
+/// Minted: `{"kind","id","secret","scope"?,"maxDevices"?,"role"?,"session"?,"expiresAt"?}`, the same as `admin … --json`.
+/// Errors: `{"error","message"}` with 400 (bad input), 403 (`forbidden`: the token's role may not do it),
+/// 404 (no such thing), 409 (a refused change).
+///
+/// Roles (StaffPermissions.swift): before a route runs, `requirement` names the `StaffAction` it needs and
+/// the session it acts on, and `StaffPrincipal.may` decides; a refused change is audited `refused:forbidden`.
+/// A token scoped to a session sees only that session in `GET sessions` (and, a moderator, only its devices
+/// in `GET devices`); a presenter's `GET sessions/{id}/live` has the counts without the device rows.
 ///
 /// pulse-server's `SyncServer` routes `/api/staff/…` here; the storage, the cache (staff tokens), the event
 /// hub (a change is heard at once) and the write queue are the sync responder's, shared.
@@ -98,6 +104,8 @@ public final class StaffAPI: HTTPResponder {
         var fields: [String: JSONValue] = ["kind": .string(minted.kind.rawValue), "id": .string(minted.listingId), "secret": .string(minted.text)]
         if let scope = minted.scope { fields["scope"] = ["kind": .string(scope.kind), "id": .string(scope.id)] }
         if let max = minted.maxDevices { fields["maxDevices"] = .int(max) }
+        if let role = minted.staffRole { fields["role"] = .string(role.rawValue) }
+        if let session = minted.staffSession { fields["session"] = .string(session) }
         add(minted.limits, to: &fields)
         if let expires = minted.expiresAt { fields["expiresAt"] = .string(TimeText.iso(expires)) }
         return .object(fields)
@@ -119,19 +127,48 @@ public final class StaffAPI: HTTPResponder {
         return number
     }
 
+    /// Who the staff token whose SHA-256 is `tokenHash` acts as at `now` (Unix seconds), or nil when it is
+    /// unknown, revoked or expired. Revalidates the cache first, so a revocation is seen at once. The console
+    /// calls it on every request with the token its session cookie stands for, then `respond(to:as:)`.
+    public func principal(tokenHash: [UInt8], now: Int64) throws -> StaffPrincipal? {
+        try cache.revalidate()
+        return try cache.staffPrincipal(hash: tokenHash, now: now)
+    }
+
+    /// Routes `request` (`/api/staff/…`) as `principal`, exactly as a bearer request is routed once its
+    /// token authenticated: the same permission check (403), audit log entries and answers. The caller has
+    /// authenticated `principal` for this request (`principal(tokenHash:now:)`); the request's own
+    /// `Authorization` header is not read.
+    public func respond(to request: HTTPRequest, as principal: StaffPrincipal) -> HTTPResponse {
+        let (path, query) = SyncAPI.split(request.target)
+        return sync.answer(request, path: path) {
+            guard path.starts(with: Self.prefix) else { return HTTPResponse(answers.notFound, "no:route") }
+            try cache.revalidate()
+            return try staff(request, path: path.dropFirst(Self.prefix.count), query: query, as: principal, now: seconds(clock()))
+        }
+    }
+
     /// Authenticates, then routes `/api/staff/<path>`.
     func staff(_ request: HTTPRequest, path: ArraySlice<UInt8>, query: ArraySlice<UInt8>) throws -> HTTPResponse {
         let now = seconds(clock())
-        try cache.revalidate()
         guard let token = StaffAPI.bearer(request.headers["authorization"]), CredentialSecret.isTokenShaped(token),
-              let hash = CredentialSecret.hash(token), try cache.isStaffToken(hash: hash, now: now)
+              let hash = CredentialSecret.hash(token), let principal = try principal(tokenHash: hash, now: now)
         else { return HTTPResponse(answers.unauthorized, "staff:unauthorized") }
-        // Every staff token acts as an administrator until roles exist.
+        return try staff(request, path: path, query: query, as: principal, now: now)
+    }
+
+    /// Checks the permission table, then routes, as `principal`.
+    private func staff(
+        _ request: HTTPRequest, path: ArraySlice<UInt8>, query: ArraySlice<UInt8>, as principal: StaffPrincipal, now: Int64
+    ) throws -> HTTPResponse {
         let administration = self.administration.acting(
-            as: .staff(tokenId: CredentialSecret.listingId(hash: hash), role: "admin"), from: sync.clientAddress(of: request)?.description)
+            as: .staff(tokenId: principal.tokenId, role: principal.role.rawValue), from: sync.clientAddress(of: request)?.description)
         let parts = path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        if let (action, session) = StaffAPI.requirement(request, parts), !principal.may(action, session: session) {
+            return forbidden(principal, action, session: session, request: request, parts: parts, administration: administration)
+        }
         do {
-            return try staffRoute(request, parts: parts, query: query, now: now, administration: administration)
+            return try staffRoute(request, parts: parts, query: query, now: now, principal: principal, administration: administration)
         } catch let error as ServerError where error.kind != .storage && error.kind != .unsafeFile {
             // A change refused before it reached `Administration` (a bad body) is recorded too.
             guard let (action, target) = StaffAPI.auditedAction(request.method, parts) else { return StaffAPI.error(error) }
@@ -143,7 +180,8 @@ public final class StaffAPI: HTTPResponder {
     }
 
     private func staffRoute(
-        _ request: HTTPRequest, parts: [String], query: ArraySlice<UInt8>, now: Int64, administration: Administration
+        _ request: HTTPRequest, parts: [String], query: ArraySlice<UInt8>, now: Int64, principal: StaffPrincipal,
+        administration: Administration
     ) throws -> HTTPResponse {
         let method = request.method
         let isWrite = method == .post || method == .other("PATCH")
@@ -171,7 +209,7 @@ public final class StaffAPI: HTTPResponder {
                 return SyncAnswers.json(200, .object(answer), note: "staff:token-revoked")
             }
         case ("devices", 1) where isRead(request):
-            return SyncAnswers.json(200, .array(try storage.devices().map { StaffJSON.device($0) }), note: "staff:devices")
+            return SyncAnswers.json(200, .array(try visibleDevices(to: principal).map { StaffJSON.device($0) }), note: "staff:devices")
         case ("devices", 3) where parts[2] == "revoke" && method == .post:
             let id = parts[1]
             return deferredWrite("staff") { [self, administration] in
@@ -180,7 +218,8 @@ public final class StaffAPI: HTTPResponder {
                 return SyncAnswers.json(200, try storage.device(id: id).map { StaffJSON.device($0) } ?? .null, note: "staff:device-revoked")
             }
         case ("sessions", 1) where isRead(request):
-            return SyncAnswers.json(200, .array(try storage.sessions().map { StaffJSON.session($0) }), note: "staff:sessions")
+            let sessions = try storage.sessions().filter { principal.sees(session: $0.id) }
+            return SyncAnswers.json(200, .array(sessions.map { StaffJSON.session($0) }), note: "staff:sessions")
         case ("sessions", 2) where isRead(request):
             guard let session = try storage.session(id: parts[1]) else { throw Administration.noSession(parts[1]) }
             return SyncAnswers.json(200, StaffJSON.session(session), note: "staff:session")
@@ -189,7 +228,7 @@ public final class StaffAPI: HTTPResponder {
         case ("sessions", 3) where parts[2] == "advance" && method == .post:
             return try advance(parts[1], request, administration: administration)
         case ("sessions", 3) where parts[2] == "live" && isRead(request):
-            return try liveView(parts[1], now: now)
+            return try liveView(parts[1], now: now, withDevices: principal.may(.readLiveDevices, session: parts[1]))
         case ("sessions", 3) where parts[2] == "report" && isRead(request):
             return try report(parts[1], request, query: query, now: now)
         case ("audit", 1) where isRead(request):
@@ -231,7 +270,20 @@ public final class StaffAPI: HTTPResponder {
                 maxStreams: try StaffAPI.wholeNumber(fields, "maxStreams", in: 0...1_000_000))
             work = { try administration.createRegistrationToken(series: series, maxDevices: maxDevices, limits: limits, lifetime: lifetime) }
         default:
-            work = { try administration.createStaffToken(lifetime: lifetime) }
+            var role = StaffRole.admin
+            if let value = fields["role"], value != .null {
+                guard let text = value.stringValue, let named = StaffRole(rawValue: text) else {
+                    throw ServerError.badInput("role must be one of \(StaffRole.names)")
+                }
+                role = named
+            }
+            var session: String?
+            if let value = fields["session"], value != .null {
+                guard let text = value.stringValue else { throw ServerError.badInput("session must be a session id") }
+                session = text
+            }
+            if let refusal = role.refusal(session: session) { throw ServerError.badInput(refusal) }
+            work = { [role, session] in try administration.createStaffToken(role: role, session: session, lifetime: lifetime) }
         }
         return deferredWrite("staff") { SyncAnswers.json(201, StaffAPI.minted(try work()), note: "staff:minted") }
     }
