@@ -201,7 +201,8 @@ extension MultiInstanceTests {
     /// the device enrolled under version 1 fetches its keys through every instance, and an enrollment asked
     /// again (what version 2 adds) gets the device it made.
     ///
-    /// The version 1 database is this program's, taken back to version 1 (version 4's audit table dropped,
+    /// The version 1 database is this program's, taken back to version 1 (version 5's staff role columns and
+    /// their checks dropped, version 4's audit table dropped,
     /// version 3's columns, index and
     /// trigger function undone, version 2's objects dropped, the old index put back), and checked to have
     /// exactly the tables, indexes, functions and triggers of a database that only ever ran migration 1.
@@ -221,6 +222,7 @@ extension MultiInstanceTests {
         }
         let db = try PostgresConnection(database.configuration)
         try db.execute("""
+            ALTER TABLE credentials DROP COLUMN staff_role, DROP COLUMN staff_session;
             DROP TABLE audit;
             DROP FUNCTION pulse_audit_append_only();
             ALTER TABLE credentials DROP COLUMN enroll_rate, DROP COLUMN enroll_burst, DROP COLUMN max_streams;
