@@ -5,6 +5,8 @@ enum ConsolePages {
     static let all: [ConsolePage] = [
         SessionsPage.page,
         SessionPage.page,
+        SessionPage.advancePage,
+        SessionPage.eventsPage,
         // Companion app devices, Devices, Report, Audit, Live view: the `pages` branch adds them here.
     ]
 }
