@@ -16,4 +16,15 @@ public struct ConsoleConfiguration: Sendable {
     public var signInLimit = RateLimit(rate: 1.0 / 6, burst: 10)
 
     public init() {}
+
+    /// `text` as a public URL (`--public-url`): `http(s)://host[:port]` with an optional path, without a
+    /// trailing `/`; nil when it is not one (no query, fragment, user info or spaces).
+    public static func publicURL(parsing text: String) -> String? {
+        guard text.utf8.count <= 2048, RequestFacts.origin(of: text) != nil,
+              !text.contains("?"), !text.contains("#"), !text.contains("@"), !text.contains(" ")
+        else { return nil }
+        var url = text
+        while url.hasSuffix("/") { url.removeLast() }
+        return url
+    }
 }
