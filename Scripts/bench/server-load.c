@@ -12,7 +12,9 @@
 //                                                             and times until each stream has `event: advance`;
 //                                                             with FETCHES (one request per stream, same order),
 //                                                             each stream's device then fetches at once, as the
-//                                                             app does, timed until the answer is complete
+//                                                             app does, timed until the answer is complete;
+//                                                             TRIGGER "-": another advances (the console test's
+//                                                             browser), its CLOCK_MONOTONIC time read from stdin
 //
 // REQUESTS and TRIGGER are files of raw requests separated by NUL bytes. Output: key=value lines, among them
 // the errors as wrk counts them: errors_connect (the connection could not be made), errors_read (the server
@@ -347,8 +349,11 @@ static int run_burst(double spread_ms) {
 // MARK: sse
 
 static int run_sse(const char *trigger_path, const char *fetch_path) {
-    size_t trigger_count, fetch_count = 0;
-    Request *trigger = load(trigger_path, &trigger_count);
+    size_t trigger_count = 0, fetch_count = 0;
+    // "-": someone else advances (a browser's "Next slide"); once the streams are ready, the CLOCK_MONOTONIC
+    // time of that press is read from standard input, and every time is measured from it.
+    int external = strcmp(trigger_path, "-") == 0;
+    Request *trigger = external ? NULL : load(trigger_path, &trigger_count);
     Request *fetches = fetch_path ? load(fetch_path, &fetch_count) : NULL;
     int epoll = epoll_create1(EPOLL_CLOEXEC);
     size_t count = request_count;
@@ -372,6 +377,12 @@ static int run_sse(const char *trigger_path, const char *fetch_path) {
     double triggered = 0, give_up = now() + 120;
     int trigger_fd = -1;
     while (now() < give_up) {
+        if (!triggered && external && ready_count + failed == count) {
+            printf("streams_ready=%zu\nstreams_failed=%zu\nopen_seconds=%.2f\n", ready_count, failed, now() - opened);
+            fflush(stdout);
+            char line[64];
+            if (!fgets(line, sizeof line, stdin) || (triggered = atof(line)) <= 0) { fprintf(stderr, "no trigger time on stdin\n"); return 65; }
+        }
         if (!triggered && ready_count + failed == count) {
             trigger_fd = connect_nonblocking();
             // Wait for the connection, then send the advance at once.

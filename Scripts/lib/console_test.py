@@ -1,0 +1,520 @@
+#!/usr/bin/env python3
+"""The staff console in a real browser (Scripts/test-console): headless Chromium through Selenium, driven through
+a whole event as staff would, then the attacker cases, each role's forbidden actions and axe-core on every page.
+
+Elements are found by their accessible name and role as Chromium computes them (WebDriver's computed label and
+role), never by CSS, so a page that loses a label fails here as it would for a screen reader. One line per check
+(ok / FAIL); exit 1 if any failed. Screenshots of every page go to .build/console-screenshots/ (light and dark;
+the presenter's at phone width too).
+"""
+import argparse
+import csv
+import http.server
+import io
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import serverlib  # noqa: E402
+
+from axe_selenium_python import Axe  # noqa: E402
+from selenium import webdriver  # noqa: E402
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, UnexpectedAlertPresentException  # noqa: E402
+from selenium.webdriver.chrome.options import Options  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+
+SHOTS = os.path.join(serverlib.ROOT, ".build", "console-screenshots")
+HOSTILE = ["<img src=x onerror=alert(1)>", "</script><script>alert(2)</script>", "\"><svg onload=alert(3)>"]
+failures = []
+
+
+def check(ok, name, detail=""):
+    print(f"  {'ok' if ok else 'FAIL'}: {name}" + (f" ({detail})" if detail and not ok else ""), flush=True)
+    if not ok:
+        failures.append(name)
+    return ok
+
+
+def free_port(host="127.0.0.1"):
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+# Recorded before any page script runs (DevTools scripts are not subject to the page's CSP): an alert or prompt
+# (what an injected script would open) is counted, not shown; the console's own confirm() ("Revoke?") is
+# answered yes and kept apart.
+DIALOG_TRAP = """
+window.__dialogs = [];
+window.__confirms = [];
+for (const name of ['alert', 'prompt']) {
+  window[name] = function (message) { window.__dialogs.push(name + ': ' + message); return null; };
+}
+window.confirm = function (message) { window.__confirms.push(String(message)); return true; };
+"""
+
+
+class Browser:
+    """One browser profile (its own cookies): a person at a laptop, or the presenter at a phone."""
+
+    def __init__(self, base, name, width=1366, height=900):
+        self.base, self.name = base, name
+        options = Options()
+        for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", f"--window-size={width},{height}", "--lang=en-GB"):
+            options.add_argument(argument)
+        options.binary_location = "/usr/bin/chromium"
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        self.driver = webdriver.Chrome(options=options, service=Service("/usr/bin/chromedriver"))
+        self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": DIALOG_TRAP})
+        self.errors = []
+
+    def open(self, path):
+        self.driver.get(self.base + path)
+        return self
+
+    def wait(self, condition, seconds=10):
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            try:
+                value = condition()
+                if value:
+                    return value
+            except (NoSuchElementException, StaleElementReferenceException):
+                pass
+            time.sleep(0.05)
+        return condition()
+
+    def named(self, role, name, many=False):
+        """Elements whose computed ARIA role is `role` and whose accessible name is `name` (or matches it)."""
+        found = []
+        for element in self.driver.find_elements(By.CSS_SELECTOR, "a, button, input, select, textarea, table, [role], svg, img, h1, h2"):
+            try:
+                if element.aria_role != role:
+                    continue
+                label = (element.accessible_name or "").strip()
+            except StaleElementReferenceException:
+                continue
+            if (name.search(label) if isinstance(name, re.Pattern) else label == name):
+                if not many:
+                    return element
+                found.append(element)
+        if many:
+            return found
+        raise NoSuchElementException(f"no {role} named {name!r} on {self.driver.current_url}")
+
+    def has(self, role, name):
+        try:
+            self.named(role, name)
+            return True
+        except NoSuchElementException:
+            return False
+
+    def click(self, role, name):
+        self.named(role, name).click()
+
+    def fill(self, name, text, role="textbox"):
+        field = self.named(role, name)
+        field.clear()
+        field.send_keys(text)
+
+    def text(self):
+        return self.driver.find_element(By.TAG_NAME, "body").text
+
+    def dialogs(self):
+        try:
+            return self.driver.execute_script("return window.__dialogs || []")
+        except UnexpectedAlertPresentException:
+            return ["a real dialog was shown"]
+
+    def console_errors(self):
+        entries = self.driver.get_log("browser")
+        return [entry["message"] for entry in entries if entry["level"] == "SEVERE" and "favicon" not in entry["message"]]
+
+    def shoot(self, name, schemes=("light", "dark")):
+        os.makedirs(SHOTS, exist_ok=True)
+        for scheme in schemes:
+            self.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+            time.sleep(0.1)
+            self.driver.save_screenshot(os.path.join(SHOTS, f"{name}-{scheme}.png"))
+        self.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+
+    def axe(self, page):
+        axe = Axe(self.driver)
+        axe.inject()
+        result = axe.run()
+        bad = [f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
+               for v in result["violations"] if v.get("impact") in ("critical", "serious")]
+        check(not bad, f"axe-core: no critical or serious violation on {page}", "; ".join(bad))
+
+    def visit(self, page, shot=None):
+        """Checks every page is safe and accessible: no dialog, no console error (a CSP refusal is one), axe-core."""
+        check(not self.dialogs(), f"{page}: no script of a device string ran", str(self.dialogs()))
+        errors = self.console_errors()
+        check(not errors, f"{page}: no console error (a CSP refusal would be one)", "; ".join(errors)[:400])
+        self.axe(page)
+        self.shoot(shot or f"{self.name}-{page}")
+
+    def cookie_header(self):
+        return "; ".join(f"{c['name']}={c['value']}" for c in self.driver.get_cookies())
+
+    def post_form(self, action, fields):
+        """A form post from inside the page (same origin, the page's cookie): the status it got."""
+        return self.driver.execute_script("""
+            const [action, fields] = arguments;
+            const body = new URLSearchParams(fields);
+            const answer = await fetch(action, {method: 'POST', body, redirect: 'manual', credentials: 'same-origin'});
+            return answer.status || 303;""", action, fields)
+
+    def csrf(self):
+        """The CSRF token of this page's forms (a hidden field bound to the session)."""
+        for field in self.driver.find_elements(By.CSS_SELECTOR, "form input[type=hidden]"):
+            if "csrf" in (field.get_attribute("name") or "").lower():
+                return field.get_attribute("name"), field.get_attribute("value")
+        return None, None
+
+    def quit(self):
+        self.driver.quit()
+
+
+def decode_qr(browser, image):
+    """Reads a QR code off the screen as a camera would: a screenshot of the element, through zbarimg."""
+    path = os.path.join(SHOTS, f"qr-{int(time.time() * 1000)}.png")
+    os.makedirs(SHOTS, exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(image.screenshot_as_png)
+    out = subprocess.run(["zbarimg", "--quiet", "--raw", path], capture_output=True, text=True)
+    os.unlink(path)
+    return out.stdout.strip() if out.returncode == 0 else None
+
+
+class Phones:
+    """pulse-device phones in a folder of their own: enroll, watch, diag."""
+
+    def __init__(self, server, base):
+        self.server, self.base = server, base
+        self.folder = os.path.join(server.work, "phones")
+        self.watchers = {}
+
+    def tool(self, *arguments, check_=True):
+        return subprocess.run([os.path.join(self.server.bin, "pulse-device"), *arguments], capture_output=True, text=True, env=self.server.env, check=check_)
+
+    def enroll(self, name, link):
+        folder = os.path.join(self.folder, name.replace(" ", "-").lower())
+        out = self.tool("enroll", "--link", link, "--device-dir", folder, "--name", name, "--platform", "ios", check_=False)
+        check(out.returncode == 0, f"pulse-device enroll --link from the QR code: {name}", out.stderr.strip())
+        return folder
+
+    def watch(self, folder):
+        self.watchers[folder] = subprocess.Popen(
+            [os.path.join(self.server.bin, "pulse-device"), "watch", "--device-dir", folder, "--session", "keynote", "--json", "--until-ended"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=self.server.env)
+
+    def diag(self, folder, rtt, build="2.4.1"):
+        out = self.tool("diag", "--device-dir", folder, "--session", "keynote", "--rtt-ms", str(rtt), "--effective-type", "wifi", "--build", build, check_=False)
+        check(out.returncode == 0, f"pulse-device diag from {os.path.basename(folder)}", out.stderr.strip())
+
+    def stop(self):
+        for process in self.watchers.values():
+            if process.poll() is None:
+                process.terminate()
+                process.wait(10)
+
+
+def cross_site_post(action, fields):
+    """A page on another loopback origin (127.0.0.2) whose form posts to `action` on load, as an attacker's
+    page would; returns its URL and the server to stop."""
+    page = "<!doctype html><title>win a prize</title><form method=post action='%s'>%s</form><script>document.forms[0].submit()</script>" % (
+        action, "".join(f"<input type=hidden name='{k}' value='{v}'>" for k, v in fields.items()))
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = page.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    httpd = http.server.HTTPServer(("127.0.0.2", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return f"http://127.0.0.2:{httpd.server_address[1]}/", httpd
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--keep", action="store_true", help="keep the server's work folder")
+    parser.add_argument("--bench", type=int, metavar="DEVICES", help="instead: Next slide pressed in the browser to DEVICES watching devices holding the key")
+    parser.add_argument("--rounds", type=int, default=5, help="presses measured with --bench (default 5)")
+    options = parser.parse_args()
+    print("test-console: building the release tools", flush=True)
+    bin_path = serverlib.build_release(("pulse-server", "pulse-pack", "pulse-device"))
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    if options.bench:
+        return bench(bin_path, port, options.bench, options.rounds)
+    shutil.rmtree(SHOTS, ignore_errors=True)
+    server = serverlib.OwnServer(bin_path, extra=["--public-url", base], name="pulse-console-test", listen=f"127.0.0.1:{port}", live=False)
+    phones = Phones(server, base)
+    browsers = []
+    try:
+        run(server, base, phones, browsers)
+    finally:
+        phones.stop()
+        for browser in browsers:
+            browser.quit()
+        server.stop()
+        if options.keep:
+            print(f"test-console: kept {server.work}")
+        else:
+            server.close()
+    print(f"test-console: {len(failures)} failed; screenshots in {SHOTS}" if failures else f"test-console: all passed; screenshots in {SHOTS}")
+    return 1 if failures else 0
+
+
+def sign_in(browser, token):
+    browser.open("/console")
+    browser.wait(lambda: browser.has("textbox", "Staff token") or browser.has("button", "Sign in"))
+    browser.fill("Staff token", token)
+    browser.click("button", "Sign in")
+    return browser.wait(lambda: browser.has("button", "Sign out") or browser.has("link", "Sign out"))
+
+
+def run(server, base, phones, browsers):
+    print("== an event, as staff run it", flush=True)
+    admin = Browser(base, "admin")
+    browsers.append(admin)
+    admin.open("/console")
+    check(admin.wait(lambda: admin.has("textbox", "Staff token")), "the console asks for a staff token first")
+    admin.visit("sign-in")
+    check(sign_in(admin, server.staff), "an admin signs in with the staff token")
+    cookies = admin.driver.get_cookies()
+    check(cookies and all(c.get("httpOnly") and c.get("sameSite") == "Strict" for c in cookies), "the session cookie is HttpOnly and SameSite=Strict", str(cookies))
+    check(all(server.staff not in c["value"] for c in cookies), "the cookie holds a session id, not the token")
+
+    admin.click("link", "Sessions")
+    check(admin.wait(lambda: "Keynote" in admin.text() or "keynote" in admin.text().lower()), "Sessions lists the keynote")
+    admin.visit("sessions")
+
+    # A device code, read off the screen by a camera (zbarimg), enrolls a real pulse-device.
+    admin.click("link", "Companion app devices")
+    admin.wait(lambda: admin.has("button", "New device code"))
+    admin.visit("companion-devices")
+    admin.click("button", "New device code")
+    qr = admin.wait(lambda: admin.named("img", re.compile("QR", re.I)))
+    admin.visit("device-code-minted")
+    link = decode_qr(admin, qr) if qr else None
+    check(bool(link), "the device code's QR code decodes from a screenshot", str(link))
+    stage = phones.enroll("Stage left", link) if link else None
+    admin.open("/console")
+    admin.click("link", "Companion app devices")
+    admin.wait(lambda: admin.has("button", "New attendee link"))
+    admin.click("button", "New attendee link")
+    qr = admin.wait(lambda: admin.named("img", re.compile("QR", re.I)))
+    attendee_link = decode_qr(admin, qr) if qr else None
+    check(bool(attendee_link), "the attendee link's QR code decodes from a screenshot", str(attendee_link))
+    admin.visit("attendee-link-minted")
+    folders = [f for f in [stage] + ([phones.enroll(f"Row {n}", attendee_link) for n in (1, 2)] if attendee_link else []) if f]
+    admin.open("/console")
+    admin.click("link", "Companion app devices")
+    check(admin.wait(lambda: link and link.split("=")[-1][-12:] not in admin.text()), "after minting, the list shows no secret again")
+
+    for folder in folders:
+        phones.watch(folder)
+
+    # The presenter, on a phone, from the presenter link (the token in the fragment, exchanged once for a cookie).
+    presenter_token = server.admin("staff-token", "create", "--role", "presenter", "--session", "keynote")
+    presenter = Browser(base, "presenter", width=390, height=844)
+    browsers.append(presenter)
+    presenter.open(f"/console/present#{presenter_token}")
+    check(presenter.wait(lambda: presenter.has("button", "Next slide") or presenter.has("button", "Go live"), 15), "the presenter link signs in without typing")
+    check(presenter_token not in presenter.driver.current_url, "the token is gone from the address bar")
+    presenter.visit("present", shot="presenter-phone")
+    presenter.click("button", "Go live")
+    presenter.wait(lambda: presenter.has("button", "Next slide"))
+    for _ in range(3):
+        ActionChains(presenter.driver).send_keys(Keys.PAGE_DOWN).perform()
+        time.sleep(0.3)
+    counted = presenter.wait(lambda: re.search(r"\b3 of 3 devices have this slide.s key", presenter.text()), 20)
+    check(bool(counted), "three PageDowns later: 3 of 3 devices have this slide's key", presenter.text()[-300:])
+    check(bool(re.search(r"Slide 3 of \d+", presenter.text())), "the clicker says Slide 3 of M")
+    presenter.visit("present-live", shot="presenter-phone-live")
+
+    # The live view shows each phone's diag sample within a second, without a reload.
+    admin.open("/console")
+    admin.click("link", "Sessions")
+    admin.click("link", re.compile("Keynote", re.I))
+    if admin.has("link", "Live view"):
+        admin.click("link", "Live view")
+    table = admin.wait(lambda: admin.named("table", "Devices in the room"))
+    check(bool(table), "the live view has a table captioned Devices in the room")
+    for n, folder in enumerate(folders):
+        sent = time.monotonic()
+        phones.diag(folder, 40 + n)
+        seen = admin.wait(lambda: f"{40 + n} ms" in admin.text() or f"{40 + n}ms" in admin.text(), 5)
+        check(bool(seen) and time.monotonic() - sent < 1.5, f"a diag sample shows in the live view within a second ({time.monotonic() - sent:.2f} s)")
+    admin.visit("live-view")
+
+    presenter.click("button", "End session")
+    ended = all(process.wait(20) == 0 for process in phones.watchers.values())
+    check(ended, "every watching phone saw the session end")
+    unlocked = [sum(1 for line in process.stdout.read().splitlines() if '"type":"unlocked"' in line.replace(" ", "")) for process in phones.watchers.values()]
+    check(all(count >= 3 for count in unlocked), "every phone unlocked three slides", str(unlocked))
+
+    # The report: SVG charts with the same numbers in tables, and the CSV.
+    admin.open("/console")
+    admin.click("link", "Sessions")
+    admin.click("link", re.compile("Keynote", re.I))
+    admin.click("link", "Report")
+    charts = admin.wait(lambda: admin.named("img", re.compile("."), many=True))
+    check(len(charts) >= 3, "the report draws its charts as images with names", str(len(charts)))
+    admin.visit("report")
+    download = admin.named("link", "Download CSV")
+    request = urllib.request.Request(download.get_attribute("href"), headers={"Cookie": admin.cookie_header()})
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        rows = list(csv.reader(io.StringIO(answer.read().decode())))
+    check(len(rows) >= 2, "Download CSV gives the report as CSV", str(rows[:2]))
+
+    attacker(server, base, phones, admin, browsers)
+    roles(server, base, browsers)
+    logged = serverlib.read_text(server.access_log) + serverlib.read_text(server.errors)
+    secrets = {"staff token": server.staff, "presenter token": presenter_token, "device code": link, "attendee link": attendee_link}
+    for what, secret in secrets.items():
+        if secret:
+            secret = secret.rsplit("=", 1)[-1].rsplit("#", 1)[-1]
+            check(secret not in logged, f"the {what} is in no access log or server log line")
+
+
+def attacker(server, base, phones, admin, browsers):
+    print("== an attacker's device strings, a cross-site form", flush=True)
+    target = serverlib.Target("127.0.0.1", int(base.rsplit(":", 1)[1]))
+    server.admin("session", "set", "keynote", "--state", "live")
+    for name in HOSTILE:
+        key = serverlib.new_key()
+        status, answer = target.json("POST", "/api/sync/enroll", value={"token": server.registration, "publicKey": serverlib.spki_b64(key), "platform": name[:40], "name": name})
+        if check(status == 200, f"a device named {name!r} enrolls"):
+            device = serverlib.Device(answer["deviceId"], key)
+            body = json.dumps({"rttMs": 12, "online": True, "effectiveType": "wifi", "build": name[:40]}).encode()
+            path = "/api/sessions/keynote/diag"
+            target.request("POST", path, [("X-Pulse-Device", device.header("POST", path, body)), ("Content-Type", "application/json")], body)
+    for page, open_page in [
+        ("live view (hostile)", lambda: (admin.open("/console"), admin.click("link", "Sessions"), admin.click("link", re.compile("Keynote", re.I)),
+                                         admin.has("link", "Live view") and admin.click("link", "Live view"))),
+        ("devices (hostile)", lambda: (admin.open("/console"), admin.click("link", "Devices"))),
+        ("report (hostile)", lambda: (admin.open("/console"), admin.click("link", "Sessions"), admin.click("link", re.compile("Keynote", re.I)), admin.click("link", "Report"))),
+    ]:
+        open_page()
+        shown = admin.wait(lambda: all(name in admin.text() for name in HOSTILE[:2]), 5)
+        check(bool(shown), f"{page}: the names show as the text they are")
+        admin.visit(page.replace(" ", "-").replace("(", "").replace(")", ""))
+
+    # A cross-site form post with the admin's cookie in the browser changes nothing.
+    admin.open("/console")
+    admin.click("link", "Devices")
+    forms = admin.driver.find_elements(By.CSS_SELECTOR, "form[method=post], form[method=POST]")
+    actions = [f.get_attribute("action") for f in forms if "revoke" in (f.get_attribute("action") or "")]
+    before = server.admin("device", "list", "--json")
+    if check(bool(actions), "the devices page has revoke forms"):
+        name, value = admin.csrf()
+        url, httpd = cross_site_post(actions[0], {name or "csrf": value or "guess", "confirm": "yes"})
+        try:
+            admin.driver.get(url)
+            time.sleep(1.5)
+        finally:
+            httpd.shutdown()
+        check(server.admin("device", "list", "--json") == before, "a cross-site form post (even with the page's CSRF token) revokes nothing")
+        admin.open("/console")
+        status = admin.post_form(actions[0], {"confirm": "yes"})
+        check(status == 403, "a same-origin post without the CSRF token is refused with 403", str(status))
+        check(server.admin("device", "list", "--json") == before, "and changes nothing")
+
+
+def roles(server, base, browsers):
+    print("== each role's forbidden actions", flush=True)
+    moderator_token = server.admin("staff-token", "create", "--role", "moderator")
+    moderator = Browser(base, "moderator")
+    browsers.append(moderator)
+    check(sign_in(moderator, moderator_token), "a moderator signs in")
+    moderator.visit("moderator-home")
+    moderator.open("/console")
+    if moderator.has("link", "Companion app devices"):
+        moderator.click("link", "Companion app devices")
+        check(not moderator.has("button", "New device code"), "a moderator is offered no minting")
+    presenter_token = server.admin("staff-token", "create", "--role", "presenter", "--session", "keynote")
+    presenter = Browser(base, "presenter-2", width=390, height=844)
+    browsers.append(presenter)
+    check(sign_in(presenter, presenter_token), "a presenter signs in with a typed token too")
+    credentials_before = server.admin("token", "list", "--json")
+    for browser, role in [(moderator, "moderator"), (presenter, "presenter")]:
+        browser.open("/console")
+        name, value = browser.csrf()
+        for action in ("/console/companion/device-codes", "/console/devices/revoke"):
+            status = browser.post_form(action, {name or "csrf": value or "", "series": "devconf-2026"})
+            check(status in (403, 404), f"a {role} posting to {action} is refused", str(status))
+    check(server.admin("token", "list", "--json") == credentials_before, "no role below admin minted anything")
+    presenter.open("/console/devices")
+    check("Ada" not in presenter.text() and not presenter.has("table", re.compile("evice")), "a presenter sees no device list")
+
+
+def bench(bin_path, port, devices, rounds):
+    """From "Next slide" pressed in the browser (PageDown, as a presenter remote sends it) to every one of
+    `devices` watching devices holding the slide's key: each device holds an event stream and fetches its keys
+    the moment the advance arrives (Scripts/bench/server-load.c in sse mode, its trigger this browser)."""
+    base = f"http://127.0.0.1:{port}"
+    limits = ["--enroll-rate", "1000000", "--enroll-burst", "1000000", "--token-enroll-rate", "1000000", "--token-enroll-burst", "1000000"]
+    server = serverlib.OwnServer(bin_path, extra=["--public-url", base, *limits], name="pulse-console-bench", listen=f"127.0.0.1:{port}", live=False)
+    tools = os.path.join(serverlib.ROOT, ".build", "tools")
+    load = os.path.join(tools, "bench-server-load")
+    subprocess.run(["cc", "-O2", "-Wall", "-o", load, os.path.join(serverlib.ROOT, "Scripts", "bench", "server-load.c")], check=True)
+    presenter = None
+    try:
+        subprocess.run([sys.executable, os.path.join(serverlib.ROOT, "Scripts", "bench", "server-devices"), "--port", str(port), "--token", server.registration,
+                        "--count", str(devices), "--session", "keynote", "--out", server.work], check=True, stdout=subprocess.DEVNULL)
+        presenter = Browser(base, "presenter")
+        presenter.open(f"/console/present#{server.admin('staff-token', 'create', '--role', 'presenter', '--session', 'keynote')}")
+        presenter.wait(lambda: presenter.has("button", "Go live"), 15)
+        presenter.click("button", "Go live")
+        presenter.wait(lambda: presenter.has("button", "Next slide"))
+        p99s = []
+        print(f"console bench: {devices} devices, {os.cpu_count()} cores, load before: {' '.join(open('/proc/loadavg').read().split()[:3])}", flush=True)
+        for round_ in range(1, rounds + 1):
+            generator = subprocess.Popen([load, "sse", str(port), os.path.join(server.work, "events.req"), "-", os.path.join(server.work, "keys.req")],
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            while "open_seconds=" not in (generator.stdout.readline() or "open_seconds="):
+                pass
+            pressed = time.monotonic()
+            generator.stdin.write(f"{pressed:.6f}\n")
+            generator.stdin.flush()
+            ActionChains(presenter.driver).send_keys(Keys.PAGE_DOWN).perform()
+            values = dict(line.strip().split("=", 1) for line in generator.communicate(timeout=120)[0].splitlines() if "=" in line)
+            p99s.append(float(values.get("fetch_p99_ms", "nan")))
+            print(f"  round {round_}: {values.get('fetched')} of {devices} devices hold slide {round_}'s key; advance p50 {values.get('advance_p50_ms')} ms, "
+                  f"key in hand p50 {values.get('fetch_p50_ms')} ms, p99 {values.get('fetch_p99_ms')} ms, max {values.get('fetch_max_ms')} ms; errors {values.get('errors')}", flush=True)
+            check(values.get("fetched") == str(devices) and all(values.get(f"errors_{kind}") == "0" for kind in ("connect", "read", "write", "timeout", "status")), f"round {round_}: every device got the key", str(values))
+            time.sleep(16)  # the server notices the vanished streams at their next heartbeat
+        p99s.sort()
+        print(f"console bench: Next slide in the browser to the key in hand on {devices} devices, p99 over {rounds} rounds: median {p99s[len(p99s) // 2]:.1f} ms, worst {p99s[-1]:.1f} ms (target < 250 ms)")
+    finally:
+        if presenter:
+            presenter.quit()
+        server.close()
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
