@@ -109,7 +109,7 @@ let package = Package(
         testTarget("PulseCoreTests", ["PulseCore"]),
         testTarget("PulseCommandLineTests", ["PulseCommandLine", "PulseCore"]),
         testTarget("PulseHTMLTests", ["PulseHTML"]),
-        testTarget("PulseQRTests", ["PulseQR", "PulseHTML"]),
+        testTarget("PulseQRTests", ["PulseQR", "PulseHTML", "PulseCore"]),
         testTarget("PulseMetricsTests", ["PulseMetrics"]),
         testTarget("PulseLogTests", ["PulseLog", "PulseCore", "PulseHTTPServer"]),
         testTarget("PulseAgeTests", ["PulseAge", "PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine", "PulsePack", "PulsePackCLI", "SyncTestSupport"]),
