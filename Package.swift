@@ -69,9 +69,11 @@ let package = Package(
         target("PulseServerStorage", ["PulseSQLite", "PulsePostgres", "PulseCore", "PulseCrypto", "PulseStore", "PulseSystem"]),
         target("PulseSyncAPI", ["PulseServerStorage", "PulseHTTPServer", "PulseOrigin", "PulseCore", "PulseCrypto"]),  // the device routes; what responders share
         target("PulseStaffAPI", ["PulseSyncAPI", "PulseServerStorage", "PulseHTTPServer", "PulseCore"]),  // /api/staff/…
+        // /console/…: the staff console's server-rendered pages (sign-in, CSRF, its assets and event stream).
+        target("PulseConsole", ["PulseStaffAPI", "PulseSyncAPI", "PulseServerStorage", "PulseHTTPServer", "PulseHTML", "PulseCore", "PulseCrypto"]),
         target("PulseServer", [
-            "PulseServerStorage", "PulseSyncAPI", "PulseStaffAPI", "PulseSQLite", "PulsePostgres", "PulseCore", "PulseCrypto", "PulseStore", "PulseAge",
-            "PulseHTTPServer", "PulseOrigin", "PulseSystem",
+            "PulseServerStorage", "PulseSyncAPI", "PulseStaffAPI", "PulseConsole", "PulseSQLite", "PulsePostgres", "PulseCore", "PulseCrypto", "PulseStore",
+            "PulseAge", "PulseHTTPServer", "PulseOrigin", "PulseSystem",
         ]),
         // Metrics apart from the routes they count (--metrics-listen): the listener, both servers' request families, the origin's.
         target("PulseObservability", ["PulseMetrics", "PulseHTTPServer", "PulseOrigin"]),
@@ -136,6 +138,10 @@ let package = Package(
             name: "SyncTestSupport",
             dependencies: ["PulseServer", "PulseServerCLI", "PulseServerStorage", "PulseSyncAPI", "PulseCommandLine", "PulsePack", "PulseOrigin", "PulseHTTPServer"],
             path: "Tests/SyncTestSupport", swiftSettings: swiftSettings),
+        testTarget("PulseConsoleTests", [
+            "PulseConsole", "PulseHTML", "PulseServer", "PulseServerStorage", "PulseSyncAPI", "PulseStaffAPI", "PulseHTTPServer", "PulseCrypto", "PulseCore",
+            "PulseSystem", "PulseSystemTesting", "SyncTestSupport",
+        ]),
         testTarget("PulseDeviceTests", [
             "PulseDevice", "PulseDeviceCLI", "SyncTestSupport", "PulseServer", "PulseServerStorage", "PulseSyncAPI", "PulseHTTPServer", "PulseCrypto", "PulseCore",
             "PulseStore", "PulseCommandLine",

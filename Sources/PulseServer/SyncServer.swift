@@ -1,4 +1,5 @@
 import Foundation
+import PulseConsole
 import PulseHTTPServer
 import PulseOrigin
 import PulseServerStorage
@@ -12,14 +13,16 @@ import PulseSyncAPI
 /// | prefix | responder |
 /// |---|---|
 /// | `/api/staff/` | `StaffAPI` (StaffAPI.swift, StaffAPI+Sessions.swift) |
+/// | `/console`, `/console/` | `Console` (PulseConsole: the staff console's pages, docs/console.md) |
 /// | anything else | `SyncAPI` (SyncAPI.swift and its extensions) |
 public final class SyncServer: HTTPResponder {
     /// The sync responder, which also holds what the others share (storage, cache, event hub, write queue).
     public let sync: SyncAPI
     let staff: StaffAPI
+    public let console: Console
 
-    /// The request headers the routes read (the origin's too, for `--public`).
-    public static let requestHeaders = SyncAPI.requestHeaders
+    /// The request headers the routes read (the origin's too, for `--public`; the console's).
+    public static let requestHeaders = SyncAPI.requestHeaders + Console.requestHeaders.filter { !SyncAPI.requestHeaders.contains($0) }
     public static let standardError = SyncAPI.standardError
 
     /// See `SyncAPI.init`.
@@ -28,12 +31,13 @@ public final class SyncServer: HTTPResponder {
         origin: (any HTTPResponder)? = nil, accessLog: AccessLog? = nil,
         clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
         alarm: @escaping @Sendable (String) -> Void = SyncAPI.standardError,
-        observer: (any SyncObserver)? = nil
+        observer: (any SyncObserver)? = nil, console consoleConfiguration: ConsoleConfiguration = ConsoleConfiguration()
     ) {
         sync = SyncAPI(
             storage: storage, certificateKeys: certificateKeys, configuration: configuration, origin: origin, accessLog: accessLog, clock: clock,
             alarm: alarm, observer: observer)
         staff = StaffAPI(sync: sync)
+        console = Console(sync: sync, staff: staff, configuration: consoleConfiguration)
     }
 
     /// A server whose certificates are signed by `certificateKey` alone (one box).
@@ -64,6 +68,7 @@ public final class SyncServer: HTTPResponder {
 
     public func respond(to request: HTTPRequest) -> HTTPResponse {
         if request.target.starts(with: Self.staffPrefix) { return staff.respond(to: request) }
+        if Console.isConsolePath(request.target) { return console.respond(to: request) }
         return sync.respond(to: request)
     }
 

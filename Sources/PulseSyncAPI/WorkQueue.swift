@@ -8,7 +8,7 @@ import PulseSystem
 ///
 /// Bounded: past `maxQueued` waiting jobs `submit` refuses (the route answers 503 with Retry-After),
 /// rather than letting a burst queue minutes of work.
-final class WorkQueue: Sendable {
+public final class WorkQueue: Sendable {
     private struct State {
         var jobs: [@Sendable () -> Void] = []
         var head = 0
@@ -20,7 +20,7 @@ final class WorkQueue: Sendable {
     /// Told each job's running time in seconds (nil: no clock is read).
     let finished: (@Sendable (Double) -> Void)?
 
-    init(threads: Int, maxQueued: Int, name: String, finished: (@Sendable (Double) -> Void)? = nil) {
+    public init(threads: Int, maxQueued: Int, name: String, finished: (@Sendable (Double) -> Void)? = nil) {
         self.maxQueued = maxQueued
         self.finished = finished
         for index in 0..<max(1, threads) {
@@ -31,7 +31,7 @@ final class WorkQueue: Sendable {
     }
 
     /// Queues `job`; false when the queue is full or stopping.
-    func submit(_ job: @escaping @Sendable () -> Void) -> Bool {
+    public func submit(_ job: @escaping @Sendable () -> Void) -> Bool {
         state.withLock(waking: .one) { state in
             guard !state.stopping, state.jobs.count - state.head < maxQueued else { return false }
             state.jobs.append(job)
@@ -40,10 +40,10 @@ final class WorkQueue: Sendable {
     }
 
     /// Jobs waiting for a thread now.
-    var depth: Int { state.withLock { $0.jobs.count - $0.head } }
+    public var depth: Int { state.withLock { $0.jobs.count - $0.head } }
 
     /// Runs what is queued, then ends the threads; waits up to `seconds` for the jobs to finish.
-    func drain(within seconds: Double) {
+    public func drain(within seconds: Double) {
         state.withLock(waking: .all) { $0.stopping = true }
         state.wait(until: { $0.jobs.count - $0.head == 0 && $0.running == 0 }, timeout: seconds) { _ in }
     }

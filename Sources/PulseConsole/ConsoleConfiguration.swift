@@ -1,0 +1,19 @@
+import PulseServerStorage
+
+/// What an operator may tune about the console; the defaults are the decisions of docs/console.md.
+public struct ConsoleConfiguration: Sendable {
+    /// The server's public URL (`serve --public-url`, e.g. `https://sync.example.org`): its origin is the one
+    /// `Origin` must match, and the enrollment links are made from it. Nil: the request's `Host` (with
+    /// `https` when the request came through a trusted proxy that says so).
+    public var publicURL: String?
+    /// A console session ends after this long without a request…
+    public var idleSeconds: Double = 30 * 60
+    /// …and this long after sign-in in any case.
+    public var maxAgeSeconds: Double = 12 * 3600
+    /// Console sessions held at most (the oldest goes beyond).
+    public var maxSessions = 10_000
+    /// Sign-in attempts per client address: a burst of 10, then one every 6 seconds.
+    public var signInLimit = RateLimit(rate: 1.0 / 6, burst: 10)
+
+    public init() {}
+}

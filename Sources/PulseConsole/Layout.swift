@@ -1,0 +1,72 @@
+import PulseHTML
+
+/// The frame of every signed-in page: the event's name, the navigation the principal may use, who is
+/// signed in and "Sign out", then the notice or error line and the page's content.
+enum Layout {
+    static func page(_ view: PageView, context: PageContext, pages: [ConsolePage]) -> Node {
+        let current = context.path
+        let links = pages.filter { $0.nav != nil && $0.allowed(context.principal) }.compactMap { page -> (String, String)? in
+            guard let label = page.nav, let url = page.url else { return nil }
+            return (label, url)
+        }
+        return frame(title: view.title, page: "console", events: view.events) {
+            a(.class("skip"), .href("#main")) { "Skip to content" }
+            header(.class("top")) {
+                p(.class("event")) { context.eventName }
+                if !links.isEmpty {
+                    nav(Attribute("aria-label", "Console")) {
+                        ul {
+                            for (label, url) in links {
+                                li {
+                                    a(.href(url), current == url || current.hasPrefix(url + "/") ? Attribute("aria-current", "page") : .none) { label }
+                                }
+                            }
+                        }
+                    }
+                }
+                div(.class("who")) {
+                    span { roleText(context.principal) }
+                    context.form(action: "/console/sign-out") {
+                        button(.type("submit"), .class("secondary")) { "Sign out" }
+                    }
+                }
+            }
+            main(.id("main")) {
+                if let notice = context.notice { p(.class("notice"), .role("status")) { notice } }
+                if let error = view.error { p(.class("error"), .role("alert")) { error } }
+                h1 { view.title }
+                view.content
+                p(.id("live-status"), .class("muted"), Attribute("aria-live", "polite"))
+            }
+        }
+    }
+
+    /// A whole document: `<head>` with the hashed stylesheet and script, `<body data-page data-events>`.
+    static func frame(title: String, page: String, events: String?, @NodeBuilder content: () -> NodeList) -> Node {
+        let inner = content()
+        return .fragment {
+            Node.doctype
+            html(.lang("en")) {
+                head {
+                    meta(.charset("utf-8"))
+                    meta(.name("viewport"), .content("width=device-width, initial-scale=1"))
+                    meta(.name("color-scheme"), .content("light dark"))
+                    PulseHTML.title(title + " · Pulse console")
+                    link(.rel("stylesheet"), .href(ConsoleAssets.styleSheet.path))
+                    script(src: ConsoleAssets.script.path, .defer())
+                }
+                body(Attribute("data-page", page), events.map { Attribute("data-events", $0) } ?? .none) {
+                    inner
+                }
+            }
+        }
+    }
+
+    static func roleText(_ principal: ConsolePrincipal) -> String {
+        switch principal.role {
+        case .admin: "Admin"
+        case .moderator: principal.session.map { "Moderator · \($0)" } ?? "Moderator"
+        case .presenter: principal.session.map { "Presenter · \($0)" } ?? "Presenter"
+        }
+    }
+}

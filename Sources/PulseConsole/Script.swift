@@ -1,0 +1,95 @@
+/// The console's one script, served at a hashed immutable URL (`ConsoleAssets`). The pages work without it
+/// (plain forms and links); it adds the presenter link's sign-in, the clicker's keys (→, Space, PageDown)
+/// and posts without a reload, live updates over Server-Sent Events, and confirmations. It only ever sets
+/// `textContent`, never markup.
+enum Script {
+    static let text = #"""
+"use strict";
+(function () {
+  var body = document.body;
+
+  // The presenter link: /console/present#<token>. The token leaves the address bar at once, and is posted
+  // once (a form POST, so it never lands in a URL or a log) to exchange it for the session cookie.
+  if (body.getAttribute("data-page") === "present") {
+    var token = decodeURIComponent(location.hash.slice(1));
+    history.replaceState(null, "", location.pathname);
+    var status = document.getElementById("present-status");
+    if (!token) {
+      if (status) status.textContent = "This presenter link has no token. Ask the organisers for a new one.";
+      return;
+    }
+    var form = document.getElementById("present-form");
+    form.elements.namedItem("token").value = token;
+    token = "";
+    form.submit();
+    return;
+  }
+
+  // Forms that ask first: data-confirm holds the question.
+  document.addEventListener("submit", function (event) {
+    var question = event.target.getAttribute("data-confirm");
+    if (question && !window.confirm(question)) event.preventDefault();
+  }, true);
+
+  var live = document.getElementById("live-status");
+  function say(text) { if (live) live.textContent = text; }
+
+  // The clicker: "Next slide" posts without a reload; →, Space and PageDown press it. There is no way back.
+  var next = document.getElementById("next-form");
+  if (next) {
+    var field = next.elements.namedItem("slide");
+    var button = next.querySelector("button");
+    var csrf = next.elements.namedItem("csrf").value;
+    var target = parseInt(field.value, 10);
+    var busy = 0;
+    var advance = function () {
+      if (button.disabled) return;
+      var slide = target;
+      target = slide + 1;
+      field.value = String(target);
+      busy += 1;
+      var data = new URLSearchParams();
+      data.set("csrf", csrf);
+      data.set("slide", String(slide));
+      fetch(next.action, {
+        method: "POST", body: data, credentials: "same-origin", referrerPolicy: "same-origin",
+        headers: { "X-CSRF-Token": csrf, "Accept": "text/plain" }
+      }).then(function (response) {
+        return response.text().then(function (text) { if (!response.ok) say(text || "The slide did not move."); });
+      }, function () { say("The console cannot reach the server. Check the network and press again."); })
+        .then(function () { busy -= 1; });
+    };
+    next.addEventListener("submit", function (event) { event.preventDefault(); advance(); });
+    document.addEventListener("keydown", function (event) {
+      if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+      var tag = event.target && event.target.tagName;
+      if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
+      if (event.key === "ArrowRight" || event.key === "PageDown" || event.key === " " || event.key === "Spacebar") {
+        if (event.key === " " && tag === "BUTTON") return;  // Space on a focused button presses that button
+        event.preventDefault();
+        advance();
+      }
+    });
+    window.pulseClickerTarget = function (frontierNext) { if (busy === 0 || frontierNext > target) { target = Math.max(target, frontierNext); field.value = String(target); } };
+  }
+
+  // Live updates: data-events names the console's own stream; each event sets the text of elements by id.
+  var source = body.getAttribute("data-events");
+  if (source && window.EventSource) {
+    var stream = new EventSource(source);
+    stream.addEventListener("clicker", function (event) {
+      var data;
+      try { data = JSON.parse(event.data); } catch (error) { return; }
+      var texts = data.text || {};
+      Object.keys(texts).forEach(function (id) {
+        var element = document.getElementById(id);
+        if (element && element.textContent !== texts[id]) element.textContent = String(texts[id]);
+      });
+      if (typeof data.next === "number" && window.pulseClickerTarget) window.pulseClickerTarget(data.next);
+      if (typeof data.canAdvance === "boolean" && next) next.querySelector("button").disabled = !data.canAdvance;
+    });
+    stream.addEventListener("ended", function () { stream.close(); say("Signed out: reload the page to sign in again."); });
+  }
+})();
+"""#
+}

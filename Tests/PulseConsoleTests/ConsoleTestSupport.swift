@@ -1,0 +1,4 @@
+import Foundation
+import PulseHTTPServer
+import PulseServer
+import SyncTestSupport
