@@ -70,7 +70,7 @@ let package = Package(
         target("PulseSyncAPI", ["PulseServerStorage", "PulseHTTPServer", "PulseOrigin", "PulseCore", "PulseCrypto"]),  // the device routes; what responders share
         target("PulseStaffAPI", ["PulseSyncAPI", "PulseServerStorage", "PulseHTTPServer", "PulseCore"]),  // /api/staff/…
         // /console/…: the staff console's server-rendered pages (sign-in, CSRF, its assets and event stream).
-        target("PulseConsole", ["PulseStaffAPI", "PulseSyncAPI", "PulseServerStorage", "PulseHTTPServer", "PulseHTML", "PulseCore", "PulseCrypto"]),
+        target("PulseConsole", ["PulseStaffAPI", "PulseSyncAPI", "PulseServerStorage", "PulseHTTPServer", "PulseHTML", "PulseQR", "PulseCore", "PulseCrypto"]),
         target("PulseServer", [
             "PulseServerStorage", "PulseSyncAPI", "PulseStaffAPI", "PulseConsole", "PulseSQLite", "PulsePostgres", "PulseCore", "PulseCrypto", "PulseStore",
             "PulseAge", "PulseHTTPServer", "PulseOrigin", "PulseSystem",

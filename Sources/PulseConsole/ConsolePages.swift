@@ -5,6 +5,9 @@ enum ConsolePages {
     static let all: [ConsolePage] = [
         SessionsPage.page,
         SessionPage.page,
-        // Companion app devices, Devices, Report, Audit, Live view: the `pages` branch adds them here.
+        // The `pages` branch's pages (each in its own file).
+        CompanionDevicesPage.page,
+        DevicesPage.page,
+        DevicesPage.confirmPage,
     ]
 }
