@@ -28,6 +28,7 @@ public final class Console: HTTPResponder {
     let catalog = SessionCatalog()
     let actions: WorkQueue
     let pages: [ConsolePage]
+    let feed: ClickerFeed
 
     /// The request headers the console reads (`HTTPServer.Configuration.requestHeaders` must hold them).
     public static let requestHeaders = ["cookie", "origin", "referer", "host", "x-forwarded-proto", "x-csrf-token", "sec-fetch-site", "content-type"]
@@ -36,10 +37,20 @@ public final class Console: HTTPResponder {
         self.sync = sync
         self.staff = staff
         self.configuration = configuration
-        sessions = ConsoleSessions(idleSeconds: configuration.idleSeconds, maxAgeSeconds: configuration.maxAgeSeconds, capacity: configuration.maxSessions)
+        let sessions = ConsoleSessions(idleSeconds: configuration.idleSeconds, maxAgeSeconds: configuration.maxAgeSeconds, capacity: configuration.maxSessions)
+        self.sessions = sessions
         actions = WorkQueue(threads: 2, maxQueued: 256, name: "console-action")
         pages = ConsolePages.all
+        feed = ClickerFeed(sync: sync) { id, hash in
+            sessions.isLive(id, now: sync.clock()) && ((try? Console.principal(sync: sync, tokenHash: hash, now: sync.seconds(sync.clock()))) ?? nil) != nil
+        }
     }
+
+    /// Ends the action threads, letting queued actions finish (the server stops).
+    public func stop(drainSeconds: Double = 5) { actions.drain(within: drainSeconds) }
+
+    /// Console event streams open now.
+    public var openStreams: Int { feed.count }
 
     static let prefix = Array("/console".utf8)
 
@@ -147,6 +158,10 @@ public final class Console: HTTPResponder {
 
     /// The principal of the staff token with `tokenHash`, nil when it is revoked, expired or unknown.
     func principal(tokenHash: [UInt8], now: Int64) throws -> ConsolePrincipal? {
+        try Self.principal(sync: sync, tokenHash: tokenHash, now: now)
+    }
+
+    static func principal(sync: SyncAPI, tokenHash: [UInt8], now: Int64) throws -> ConsolePrincipal? {
         try sync.cache.revalidate()
         guard try sync.cache.isStaffToken(hash: tokenHash, now: now) else { return nil }
         // Every staff token acts as an administrator until roles exist (the roles branch replaces this).

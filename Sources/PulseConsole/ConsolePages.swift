@@ -5,6 +5,8 @@ enum ConsolePages {
     static let all: [ConsolePage] = [
         SessionsPage.page,
         SessionPage.page,
+        SessionPage.advancePage,
+        SessionPage.eventsPage,
         // The `pages` branch's pages (each in its own file).
         CompanionDevicesPage.page,
         DevicesPage.page,

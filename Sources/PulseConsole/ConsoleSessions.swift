@@ -62,6 +62,13 @@ final class ConsoleSessions: Sendable {
         }
     }
 
+    /// Whether the session with cookie value `id` is live, without touching it (an open event stream is not
+    /// activity).
+    func isLive(_ id: String, now: Double) -> Bool {
+        let key = Self.key(id)
+        return sessions.withLock { $0[key].map { isAlive($0, now: now) } ?? false }
+    }
+
     /// Ends the session with cookie value `id`.
     func end(_ id: String) {
         let key = Self.key(id)

@@ -60,7 +60,10 @@ public final class SyncServer: HTTPResponder {
     /// See `SyncAPI.start`.
     public func start() { sync.start() }
     /// See `SyncAPI.stop`.
-    public func stop(drainSeconds: Double = 10) { sync.stop(drainSeconds: drainSeconds) }
+    public func stop(drainSeconds: Double = 10) {
+        console.stop()
+        sync.stop(drainSeconds: drainSeconds)
+    }
     /// Event streams open now.
     public var openStreams: Int { sync.openStreams }
 

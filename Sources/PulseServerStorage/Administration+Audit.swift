@@ -13,7 +13,12 @@ extension Administration {
 
     /// Records a refusal the caller decided before any operation ran (the staff API's bad request bodies).
     public func recordRefusal(_ action: AuditAction, target: String? = nil, detail: String? = nil, _ error: any Error) {
-        try? storage.appendAudit([entry(action, target: target, detail: detail, at: clock(), result: AuditResult(error))])
+        recordRefusal(action, target: target, detail: detail, result: AuditResult(error))
+    }
+
+    /// Records an action refused with `result` before it ran (the staff API's 403: `refused:forbidden`).
+    public func recordRefusal(_ action: AuditAction, target: String? = nil, detail: String? = nil, result: AuditResult) {
+        try? storage.appendAudit([entry(action, target: target, detail: detail, at: clock(), result: result)])
     }
 
     /// Runs `body`; when it throws, records `audit` with the result the error gives, then rethrows.

@@ -82,9 +82,9 @@ public protocol CredentialStorage: AnyObject, Sendable {
     func isStaffToken(hash: [UInt8], at now: Int64) throws -> Bool
 
     /// The SHA-256 hashes of staff tokens that are neither revoked nor expired at `now`, with their
-    /// expiry: the HTTP layer caches them (revalidated by `generation().credentials`) and compares a
+    /// expiry, role and session: the HTTP layer caches them (revalidated by `generation().credentials`) and compares a
     /// presented token's hash against each in constant time.
-    func activeStaffTokens(at now: Int64) throws -> [(hash: [UInt8], expiresAt: Int64?)]
+    func activeStaffTokens(at now: Int64) throws -> [ActiveStaffToken]
 }
 
 /// Enrollment (which consumes a credential) and the enrolled devices.

@@ -55,23 +55,25 @@ extension StaffAPI {
     }
 
     /// `GET /api/staff/sessions/{id}/live`: the devices with a sample in the last `liveWindow` seconds,
-    /// each with its newest sample and build, and how many event streams are open.
-    func liveView(_ id: String, now: Int64) throws -> HTTPResponse {
+    /// each with its newest sample and build, and how many event streams are open. Without `withDevices`
+    /// (a presenter) the answer has the counts only: `deviceCount` instead of the `devices` rows.
+    func liveView(_ id: String, now: Int64, withDevices: Bool) throws -> HTTPResponse {
         guard let session = try storage.session(id: id) else { throw Administration.noSession(id) }
         let samples = try storage.latestSamples(sessionId: id, since: now - configuration.liveWindow)
-        let devices = try samples.map { sample -> JSONValue in
+        let devices = try (withDevices ? samples : []).map { sample -> JSONValue in
             let device = try storage.device(id: sample.deviceId)
             return [
                 "deviceId": .string(sample.deviceId), "name": .string(device?.name ?? ""), "platform": .string(sample.platform),
                 "build": .string(sample.build), "receivedAt": .string(TimeText.iso(sample.receivedAt)), "connection": sample.connection,
             ]
         }
-        let body: JSONValue = [
+        var body: [String: JSONValue] = [
             "session": .string(id), "state": .string(session.state.rawValue), "maxShown": session.maxShown.map { .int($0) } ?? .null,
             "deckVersion": .int(session.deckVersion), "windowSeconds": .int(Int(configuration.liveWindow)), "at": .string(TimeText.iso(now)),
-            "devices": .array(devices), "openStreams": .int(hub.streamCount(session: id)),
+            "deviceCount": .int(samples.count), "openStreams": .int(hub.streamCount(session: id)),
         ]
-        return SyncAnswers.json(200, body, note: "staff:live")
+        if withDevices { body["devices"] = .array(devices) }
+        return SyncAnswers.json(200, .object(body), note: withDevices ? "staff:live" : "staff:live-counts")
     }
 
     /// `GET /api/staff/sessions/{id}/report`: the end-of-event report, JSON, or CSV with `?format=csv` or
@@ -91,5 +93,16 @@ extension StaffAPI {
                 body: .bytes(Array(report.csv.utf8)), note: "staff:report-csv")
         }
         return SyncAnswers.json(200, report.json, note: "staff:report")
+    }
+}
+
+extension StaffAPI {
+    /// The devices `principal` may list: every device, or for a token scoped to a session the devices that
+    /// may read it (enrolled for the session, or for the series it belongs to).
+    func visibleDevices(to principal: StaffPrincipal) throws -> [DeviceRecord] {
+        let devices = try storage.devices()
+        guard let own = principal.session else { return devices }
+        let series = try storage.session(id: own)?.seriesId
+        return devices.filter { device in device.scope == .session(own) || series.map { device.scope == .series($0) } == true }
     }
 }

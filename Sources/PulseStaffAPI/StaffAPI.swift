@@ -119,19 +119,48 @@ public final class StaffAPI: HTTPResponder {
         return number
     }
 
+    /// Who the staff token whose SHA-256 is `tokenHash` acts as at `now` (Unix seconds), or nil when it is
+    /// unknown, revoked or expired. Revalidates the cache first, so a revocation is seen at once. The console
+    /// calls it on every request with the token its session cookie stands for, then `respond(to:as:)`.
+    public func principal(tokenHash: [UInt8], now: Int64) throws -> StaffPrincipal? {
+        try cache.revalidate()
+        return try cache.staffPrincipal(hash: tokenHash, now: now)
+    }
+
+    /// Routes `request` (`/api/staff/…`) as `principal`, exactly as a bearer request is routed once its
+    /// token authenticated: the same permission check (403), audit log entries and answers. The caller has
+    /// authenticated `principal` for this request (`principal(tokenHash:now:)`); the request's own
+    /// `Authorization` header is not read.
+    public func respond(to request: HTTPRequest, as principal: StaffPrincipal) -> HTTPResponse {
+        let (path, query) = SyncAPI.split(request.target)
+        return sync.answer(request, path: path) {
+            guard path.starts(with: Self.prefix) else { return HTTPResponse(answers.notFound, "no:route") }
+            try cache.revalidate()
+            return try staff(request, path: path.dropFirst(Self.prefix.count), query: query, as: principal, now: seconds(clock()))
+        }
+    }
+
     /// Authenticates, then routes `/api/staff/<path>`.
     func staff(_ request: HTTPRequest, path: ArraySlice<UInt8>, query: ArraySlice<UInt8>) throws -> HTTPResponse {
         let now = seconds(clock())
-        try cache.revalidate()
         guard let token = StaffAPI.bearer(request.headers["authorization"]), CredentialSecret.isTokenShaped(token),
-              let hash = CredentialSecret.hash(token), try cache.isStaffToken(hash: hash, now: now)
+              let hash = CredentialSecret.hash(token), let principal = try principal(tokenHash: hash, now: now)
         else { return HTTPResponse(answers.unauthorized, "staff:unauthorized") }
-        // Every staff token acts as an administrator until roles exist.
+        return try staff(request, path: path, query: query, as: principal, now: now)
+    }
+
+    /// Checks the permission table, then routes, as `principal`.
+    private func staff(
+        _ request: HTTPRequest, path: ArraySlice<UInt8>, query: ArraySlice<UInt8>, as principal: StaffPrincipal, now: Int64
+    ) throws -> HTTPResponse {
         let administration = self.administration.acting(
-            as: .staff(tokenId: CredentialSecret.listingId(hash: hash), role: "admin"), from: sync.clientAddress(of: request)?.description)
+            as: .staff(tokenId: principal.tokenId, role: principal.role.rawValue), from: sync.clientAddress(of: request)?.description)
         let parts = path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        if let (action, session) = StaffAPI.requirement(request, parts), !principal.may(action, session: session) {
+            return forbidden(principal, action, session: session, request: request, parts: parts, administration: administration)
+        }
         do {
-            return try staffRoute(request, parts: parts, query: query, now: now, administration: administration)
+            return try staffRoute(request, parts: parts, query: query, now: now, principal: principal, administration: administration)
         } catch let error as ServerError where error.kind != .storage && error.kind != .unsafeFile {
             // A change refused before it reached `Administration` (a bad body) is recorded too.
             guard let (action, target) = StaffAPI.auditedAction(request.method, parts) else { return StaffAPI.error(error) }
@@ -143,7 +172,8 @@ public final class StaffAPI: HTTPResponder {
     }
 
     private func staffRoute(
-        _ request: HTTPRequest, parts: [String], query: ArraySlice<UInt8>, now: Int64, administration: Administration
+        _ request: HTTPRequest, parts: [String], query: ArraySlice<UInt8>, now: Int64, principal: StaffPrincipal,
+        administration: Administration
     ) throws -> HTTPResponse {
         let method = request.method
         let isWrite = method == .post || method == .other("PATCH")
@@ -171,7 +201,7 @@ public final class StaffAPI: HTTPResponder {
                 return SyncAnswers.json(200, .object(answer), note: "staff:token-revoked")
             }
         case ("devices", 1) where isRead(request):
-            return SyncAnswers.json(200, .array(try storage.devices().map { StaffJSON.device($0) }), note: "staff:devices")
+            return SyncAnswers.json(200, .array(try visibleDevices(to: principal).map { StaffJSON.device($0) }), note: "staff:devices")
         case ("devices", 3) where parts[2] == "revoke" && method == .post:
             let id = parts[1]
             return deferredWrite("staff") { [self, administration] in
@@ -180,7 +210,8 @@ public final class StaffAPI: HTTPResponder {
                 return SyncAnswers.json(200, try storage.device(id: id).map { StaffJSON.device($0) } ?? .null, note: "staff:device-revoked")
             }
         case ("sessions", 1) where isRead(request):
-            return SyncAnswers.json(200, .array(try storage.sessions().map { StaffJSON.session($0) }), note: "staff:sessions")
+            let sessions = try storage.sessions().filter { principal.sees(session: $0.id) }
+            return SyncAnswers.json(200, .array(sessions.map { StaffJSON.session($0) }), note: "staff:sessions")
         case ("sessions", 2) where isRead(request):
             guard let session = try storage.session(id: parts[1]) else { throw Administration.noSession(parts[1]) }
             return SyncAnswers.json(200, StaffJSON.session(session), note: "staff:session")
@@ -189,7 +220,7 @@ public final class StaffAPI: HTTPResponder {
         case ("sessions", 3) where parts[2] == "advance" && method == .post:
             return try advance(parts[1], request, administration: administration)
         case ("sessions", 3) where parts[2] == "live" && isRead(request):
-            return try liveView(parts[1], now: now)
+            return try liveView(parts[1], now: now, withDevices: principal.may(.readLiveDevices, session: parts[1]))
         case ("sessions", 3) where parts[2] == "report" && isRead(request):
             return try report(parts[1], request, query: query, now: now)
         case ("audit", 1) where isRead(request):

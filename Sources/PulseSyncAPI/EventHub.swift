@@ -68,6 +68,8 @@ public final class EventHub: Sendable {
     /// With an observer: when this instance first poked the hub since the last delivery (`clock()` seconds),
     /// where an advance's delivery latency starts.
     private let pokedAt = Mutex<Double?>(nil)
+    /// Called after each tick (`onTick`).
+    private let tickObservers = Mutex<[@Sendable () -> Void]>([])
 
     init(
         cache: SyncCache, configuration: SyncConfiguration, clock: @escaping @Sendable () -> Double, alarm: @escaping @Sendable (String) -> Void,
@@ -215,7 +217,8 @@ public final class EventHub: Sendable {
 
     // MARK: One look at storage
 
-    /// Reads what changed and writes it to the streams. Errors are reported once and retried next time.
+    /// Reads what changed and writes it to the streams, then tells the tick observers. Errors are reported
+    /// once and retried next time.
     func tick() {
         do {
             try deliver()
@@ -225,6 +228,13 @@ public final class EventHub: Sendable {
             if message != watcher.withLock({ $0.lastAlarm }) { alarm(message) }
             watcher.withLock { $0.lastAlarm = message }
         }
+        for observer in tickObservers.withLock({ $0 }) { observer() }
+    }
+
+    /// Calls `handler` on the watcher thread after each look at storage (every `eventPollSeconds`, and at
+    /// once after a poke): the console's streams ride on it instead of a thread of their own. Keep it short.
+    public func onTick(_ handler: @escaping @Sendable () -> Void) {
+        tickObservers.withLock { $0.append(handler) }
     }
 
     private func deliver() throws {

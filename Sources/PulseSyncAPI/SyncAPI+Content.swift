@@ -18,6 +18,7 @@ extension SyncAPI {
         guard let table = try cache.keys(session: session.id, deckVersion: session.deckVersion) else {
             throw ServerError(.storage, "session \(session.id) has no key table for its deckVersion \(session.deckVersion)")
         }
+        keyHolders.record(session: session.id, device: device.record.id, deckVersion: session.deckVersion, released: released)
         return HTTPResponse(table.response(releasing: released), note: "keys:\(released.count)")
     }
 

@@ -22,6 +22,7 @@ extension SyncAPI {
         guard try hub.subscribe(stream, device: device.record.id, session: id, lastEventId: lastEventId, token: token?.listingId, maxStreams: cap) else {
             return answers.rateLimited(retryAfter: configuration.streamRetrySeconds, note: "events:token-streams-full")
         }
+        keyHolders.watching(session: id, device: device.record.id)
         return HTTPResponse(
             status: 200,
             headers: [

@@ -26,6 +26,8 @@ public final class SyncAPI: HTTPResponder {
     /// `/readyz` answers 503 once a stop has begun (`beginDraining()`), before the listener closes.
     public let readiness = Readiness()
     public let hub: EventHub
+    /// Which devices hold which slides' keys (the console's clicker).
+    public let keyHolders = KeyHolders()
     let writes: WorkQueue
     let origin: (any HTTPResponder)?
     let accessLog: AccessLog?

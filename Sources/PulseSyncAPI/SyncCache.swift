@@ -30,7 +30,7 @@ public final class SyncCache: Sendable {
         var keys: [String: KeyAnswers] = [:]
         var series: [String: SeriesRecord] = [:]
         var rendered: [String: ManifestView.Rendered] = [:]
-        var staffTokens: [(hash: [UInt8], expiresAt: Int64?)]?
+        var staffTokens: [ActiveStaffToken]?
         var registrationTokens: RegistrationTokens?
     }
 
@@ -215,17 +215,19 @@ public final class SyncCache: Sendable {
 
     // MARK: Staff tokens
 
-    /// True when `hash` is an active staff token at `now`: compared against every cached hash in
-    /// constant time (no early exit, no index lookup keyed by the presented value).
-    public func isStaffToken(hash: [UInt8], now: Int64) throws -> Bool {
+    /// Who the staff token with `hash` acts as at `now` (its listing id, role and session), or nil when no
+    /// active token has that hash (unknown, revoked, expired). Compared against every cached hash in constant
+    /// time (no early exit, no index lookup keyed by the presented value). A revocation moves the credentials
+    /// generation, so it takes effect on the next request (`revalidate` first).
+    public func staffPrincipal(hash: [UInt8], now: Int64) throws -> StaffPrincipal? {
         let tokens = try cached(\.credentials, { $0.staffTokens }, load: { try storage.activeStaffTokens(at: now) }, store: { $0.staffTokens = $1 }) ?? []
-        var found = false
+        var found: ActiveStaffToken?
         for token in tokens {
             let matches = constantTimeEqual(token.hash, hash)
             let current = token.expiresAt.map { $0 > now } ?? true
-            found = found || (matches && current)
+            if matches && current { found = token }
         }
-        return found
+        return found.map { StaffPrincipal(tokenId: CredentialSecret.listingId(hash: $0.hash), role: $0.role, session: $0.session) }
     }
 
     // MARK: Registration tokens

@@ -106,12 +106,12 @@ extension PostgresStorage {
         }
     }
 
-    public func activeStaffTokens(at now: Int64) throws -> [(hash: [UInt8], expiresAt: Int64?)] {
+    public func activeStaffTokens(at now: Int64) throws -> [ActiveStaffToken] {
         try read { db in
             try db.query("""
                 SELECT hash, expires_at FROM credentials WHERE kind = 'staff-token' AND revoked_at IS NULL
                 AND (expires_at IS NULL OR expires_at > $1)
-                """, [.integer(now)]).rows.map { row in (hash: try row.bytes(0), expiresAt: try row.optionalInt64(1)) }
+                """, [.integer(now)]).rows.map { row in ActiveStaffToken(hash: try row.bytes(0), expiresAt: try row.optionalInt64(1), role: .admin, session: nil) }
         }
     }
 }

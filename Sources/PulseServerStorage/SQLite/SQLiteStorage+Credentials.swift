@@ -98,12 +98,12 @@ extension SQLiteStorage {
         }
     }
 
-    public func activeStaffTokens(at now: Int64) throws -> [(hash: [UInt8], expiresAt: Int64?)] {
+    public func activeStaffTokens(at now: Int64) throws -> [ActiveStaffToken] {
         try read { db in
             try db.cached("""
                 SELECT hash, expires_at FROM credentials WHERE kind = 'staff-token' AND revoked_at IS NULL
                 AND (expires_at IS NULL OR expires_at > ?)
-                """).rows([.integer(now)]) { row in (hash: row.blob(0), expiresAt: row.isNull(1) ? nil : row.int64(1)) }
+                """).rows([.integer(now)]) { row in ActiveStaffToken(hash: row.blob(0), expiresAt: row.isNull(1) ? nil : row.int64(1), role: .admin, session: nil) }
         }
     }
 }
