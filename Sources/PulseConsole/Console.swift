@@ -42,7 +42,7 @@ public final class Console: HTTPResponder {
         actions = WorkQueue(threads: 2, maxQueued: 256, name: "console-action")
         pages = ConsolePages.all
         feed = ClickerFeed(sync: sync) { id, hash in
-            sessions.isLive(id, now: sync.clock()) && ((try? Console.principal(sync: sync, tokenHash: hash, now: sync.seconds(sync.clock()))) ?? nil) != nil
+            sessions.isLive(id, now: sync.clock()) && ((try? staff.principal(tokenHash: hash, now: sync.seconds(sync.clock()))) ?? nil) != nil
         }
     }
 
@@ -158,14 +158,7 @@ public final class Console: HTTPResponder {
 
     /// The principal of the staff token with `tokenHash`, nil when it is revoked, expired or unknown.
     func principal(tokenHash: [UInt8], now: Int64) throws -> ConsolePrincipal? {
-        try Self.principal(sync: sync, tokenHash: tokenHash, now: now)
-    }
-
-    static func principal(sync: SyncAPI, tokenHash: [UInt8], now: Int64) throws -> ConsolePrincipal? {
-        try sync.cache.revalidate()
-        guard try sync.cache.isStaffToken(hash: tokenHash, now: now) else { return nil }
-        // Every staff token acts as an administrator until roles exist (the roles branch replaces this).
-        return ConsolePrincipal(tokenId: CredentialSecret.listingId(hash: tokenHash), role: .admin, session: nil)
+        try staff.principal(tokenHash: tokenHash, now: now).map(ConsolePrincipal.init)
     }
 
     func makeContext(_ request: HTTPRequest, _ signedIn: SignedIn, parameters: [String], notice: String?) -> PageContext {

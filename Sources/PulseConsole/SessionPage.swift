@@ -79,7 +79,7 @@ enum SessionPage {
                             : "Locked: keys are released only to devices on \(session.venueNetworks.map(\.description).joined(separator: ", "))."
                     }
                 }
-                if principal.isAdmin {
+                if principal.may(.changeSession, session: id) {
                     context.form(action: base) {
                         input(.type("hidden"), .name("action"), .value("rules"))
                         div(.class("field")) {
@@ -106,21 +106,12 @@ enum SessionPage {
     static let notFound = PageResult.page(PageView(title: "Not found", status: 404) { p { "There is no such session, or your staff token may not see it." } })
 
     /// Who may move the frontier: admins, and a presenter on their session.
-    static func mayAdvance(_ principal: ConsolePrincipal, _ session: String) -> Bool {
-        switch principal.role {
-        case .admin: true
-        case .presenter: principal.maySee(session: session)
-        case .moderator: false
-        }
-    }
+    static func mayAdvance(_ principal: ConsolePrincipal, _ session: String) -> Bool { principal.may(.advance, session: session) }
 
     /// The states the principal may set: all four for an admin, Go live and End session for the session's presenter.
     static func stateChoices(_ principal: ConsolePrincipal, _ session: String) -> [SessionState] {
-        switch principal.role {
-        case .admin: [.scheduled, .rehearsal, .live, .ended]
-        case .presenter: principal.maySee(session: session) ? [.live, .ended] : []
-        case .moderator: []
-        }
+        if principal.may(.changeSession, session: session) { return [.scheduled, .rehearsal, .live, .ended] }
+        return principal.may(.goLiveOrEnd, session: session) ? [.live, .ended] : []
     }
 
     /// `POST /console/sessions/<id>`: `action=state&state=…` or `action=rules&allowDownload=on&venueNetworks=…`.

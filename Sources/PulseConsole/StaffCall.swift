@@ -36,7 +36,7 @@ extension PageContext {
         headers.add("content-type", Array("application/json".utf8))
         let call = HTTPRequest(
             method: method, target: Array(("/api/staff/" + path).utf8), headers: headers, client: request.client, body: body.map { $0.canonicalBytes })
-        var response = console.staffRespond(call, tokenHash: tokenHash)
+        var response = console.staffRespond(call, as: principal)
         if let deferred = response.deferred {
             guard let answer = deferred.wait(timeout: 30) else { return StaffAnswer(status: 503, json: nil) }
             response = answer
@@ -51,10 +51,9 @@ extension PageContext {
 }
 
 extension Console {
-    /// The staff API's answer to `request` as the principal of `tokenHash`.
-    func staffRespond(_ request: HTTPRequest, tokenHash: [UInt8]) -> HTTPResponse {
-        // Until the roles branch's `StaffAPI.respond(to:as:)` is merged there is no way to act as a principal
-        // without the token itself, which the console never keeps.
-        SyncAnswers.json(503, ["error": "unavailable", "message": "Console actions wait for the staff API's roles (not merged yet)."], note: "console:no-seam")
+    /// The staff API's answer to `request` as `principal` (`StaffAPI.respond(to:as:)`: its permission table,
+    /// validation and audit log).
+    func staffRespond(_ request: HTTPRequest, as principal: ConsolePrincipal) -> HTTPResponse {
+        staff.respond(to: request, as: principal.staff)
     }
 }

@@ -39,6 +39,11 @@ enum AdminCommand {
     static let enrollBurst = Option.int("enroll-burst", "<n>", in: 1...1_000_000, help: "Its own enrollment burst (default: serve's --token-enroll-burst).")
     static let maxStreams = Option.int(
         "max-streams", "<n>", in: 0...1_000_000, help: "Event streams its devices may hold open at once, per instance (default: serve's --token-max-streams).")
+    static let role = Option.value(
+        "role", "<role>", help: "admin (everything; the default), moderator (reads: sessions, live view, reports, devices) or presenter (one session's clicker).",
+        mustBe: "one of \(StaffRole.names)") { StaffRole(rawValue: $0) }
+    static let staffSession = Option.value(
+        "session", "<id>", help: "The one session the token may act on: required for a presenter, optional for a moderator, never for an admin.")
     static let tokenOption = Option.value(
         "token", "<token>", help: "The code or token, or its 12-digit id (instead of the positional: for a token that begins with '-').")
     static let withDevices = Option.flag("with-devices", help: "Revoke every device it enrolled as well.")
@@ -120,10 +125,17 @@ enum AdminCommand {
 
     static func staffTokenCreate(_ console: Console) -> Command {
         Command(
-            name: "create", abstract: "Mint a staff bearer token (prints it) for /api/staff.",
-            options: [ServerCommand.dataOption, ServerCommand.databaseOption, expiresOption, ServerCommand.jsonOption],
+            name: "create", abstract: "Mint a staff bearer token (prints it) for /api/staff, with a role.",
+            discussion: "The session must have been imported. docs/server-routes.md lists what each role may do.",
+            examples: ["pulse-server admin staff-token create --data /var/lib/pulse --role presenter --session keynote --expires 12h"],
+            options: [ServerCommand.dataOption, ServerCommand.databaseOption, role, staffSession, expiresOption, ServerCommand.jsonOption],
+            validate: { arguments in
+                if let refusal = (arguments[role] ?? .admin).refusal(session: arguments[staffSession]) { throw UsageError(refusal) }
+            },
             run: { arguments in
-                printMinted(try administration(arguments, console).createStaffToken(lifetime: try lifetime(arguments)), arguments, console: console)
+                let minted = try administration(arguments, console).createStaffToken(
+                    role: arguments[role] ?? .admin, session: arguments[staffSession], lifetime: try lifetime(arguments))
+                printMinted(minted, arguments, console: console)
                 return ExitCode.success
             })
     }
@@ -172,7 +184,11 @@ enum AdminCommand {
 
     /// `recent`: devices it enrolled in the last minute (a leaked link shows as a spike).
     static func line(_ record: CredentialRecord, recent: Int = 0) -> String {
-        var parts = [record.id, record.kind.rawValue, record.scope.map(\.description) ?? "-", StaffJSON.status(record)]
+        var scope = record.scope.map(\.description) ?? "-"
+        if record.kind == .staffToken {
+            scope = (record.staffRole?.rawValue ?? "unknown-role") + (record.staffSession.map { " session \($0)" } ?? "")
+        }
+        var parts = [record.id, record.kind.rawValue, scope, StaffJSON.status(record)]
         parts.append("devices \(record.devicesEnrolled)" + (record.maxDevices.map { "/\($0)" } ?? "") + (record.kind == .staffToken ? "" : " (\(recent) in the last minute)"))
         if let limits = limitsText(record.limits) { parts.append(limits) }
         parts.append("created \(TimeText.iso(record.createdAt))")

@@ -48,9 +48,11 @@ extension Administration {
         }
     }
 
-    static func mintDetail(scope: DeviceScope?, maxDevices: Int?, expiresAt: Int64?) -> String {
+    static func mintDetail(scope: DeviceScope?, maxDevices: Int?, role: StaffRole? = nil, session: String? = nil, expiresAt: Int64?) -> String {
         var parts: [String] = []
         if let scope { parts.append("for \(scope)") }
+        if let role { parts.append("role \(role.rawValue)") }
+        if let session { parts.append("session \(session)") }
         if let maxDevices { parts.append("up to \(maxDevices) devices") }
         parts.append(expiresAt.map { "expires \(TimeText.iso($0))" } ?? "no expiry")
         return parts.joined(separator: ", ")

@@ -43,6 +43,9 @@ public struct Administration: Sendable {
         public var maxDevices: Int?
         public var limits: TokenLimits = .defaults
         public var expiresAt: Int64?
+        /// Staff tokens: the role and the session it is scoped to.
+        public var staffRole: StaffRole?
+        public var staffSession: String?
     }
 
     /// A single-use device code for a session or series that has been imported.
@@ -71,27 +74,35 @@ public struct Administration: Sendable {
             CredentialSecret.newToken(), kind: .registrationToken, scope: .series(series), maxDevices: maxDevices, limits: limits, lifetime: lifetime)
     }
 
-    /// A bearer token for `/api/staff/…`.
-    public func createStaffToken(lifetime: Int64? = nil) throws -> Minted {
-        try recordingRefusal(.staffTokenCreate) {
-            try mint(CredentialSecret.newToken(), kind: .staffToken, scope: nil, lifetime: lifetime)
+    /// A bearer token for `/api/staff/…` with `role`, scoped to `session` (which must exist): a presenter
+    /// needs one, an admin takes none, a moderator may have one (`StaffRole.refusal`).
+    public func createStaffToken(role: StaffRole = .admin, session: String? = nil, lifetime: Int64? = nil) throws -> Minted {
+        var detail = "role \(role.rawValue)"
+        if let session { detail += ", session \(session)" }
+        return try recordingRefusal(.staffTokenCreate, detail: detail) {
+            if let refusal = role.refusal(session: session) { throw ServerError.badInput(refusal) }
+            if let session { try checkExists(.session(session)) }
+            return try mint(CredentialSecret.newToken(), kind: .staffToken, scope: nil, lifetime: lifetime, staffRole: role, staffSession: session)
         }
     }
 
     private func mint(
-        _ text: String, kind: CredentialKind, scope: DeviceScope?, maxDevices: Int? = nil, limits: TokenLimits = .defaults, lifetime: Int64?
+        _ text: String, kind: CredentialKind, scope: DeviceScope?, maxDevices: Int? = nil, limits: TokenLimits = .defaults, lifetime: Int64?,
+        staffRole: StaffRole? = nil, staffSession: String? = nil
     ) throws -> Minted {
         if let lifetime, lifetime <= 0 { throw ServerError.badInput("the lifetime must be positive") }
         let now = clock()
         guard let hash = CredentialSecret.hash(text) else { throw ServerError(.storage, "a minted \(kind.rawValue) has no hash") }
         let expiresAt = lifetime.map { now + $0 }
         let listingId = CredentialSecret.listingId(hash: hash)
-        try storage.addCredential(
-            NewCredential(hash: hash, kind: kind, scope: scope, maxDevices: maxDevices, limits: limits, createdAt: now, expiresAt: expiresAt),
-            audit: [entry(Self.mintAction(kind), target: listingId, detail: Self.mintDetail(scope: scope, maxDevices: maxDevices, expiresAt: expiresAt), at: now)])
+        let credential = NewCredential(
+            hash: hash, kind: kind, scope: scope, maxDevices: maxDevices, limits: limits, createdAt: now, expiresAt: expiresAt, staffRole: staffRole,
+            staffSession: staffSession)
+        let detail = Self.mintDetail(scope: scope, maxDevices: maxDevices, role: credential.staffRole, session: credential.staffSession, expiresAt: expiresAt)
+        try storage.addCredential(credential, audit: [entry(Self.mintAction(kind), target: listingId, detail: detail, at: now)])
         return Minted(
             text: text, listingId: listingId, kind: kind, scope: scope, maxDevices: maxDevices, limits: limits,
-            expiresAt: expiresAt)
+            expiresAt: expiresAt, staffRole: credential.staffRole, staffSession: credential.staffSession)
     }
 
     /// Revokes a credential given by its text, or by the 12-digit id `token list` shows, and with

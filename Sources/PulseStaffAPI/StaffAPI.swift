@@ -13,7 +13,7 @@ import PulseServerStorage
 /// |---|---|
 /// | `POST device-codes` | `{"session"|"series", "expires"?}` → 201 minted |
 /// | `POST registration-tokens` | `{"series", "maxDevices"?, "expires"?}` → 201 minted |
-/// | `POST staff-tokens` | `{"expires"?}` → 201 minted |
+/// | `POST staff-tokens` | `{"role"?, "session"?, "expires"?}` → 201 minted (role: admin by default) |
 /// | `GET tokens` | → credentials (ids, never secrets) |
 /// | `POST tokens/revoke` | `{"token"}` (text or listing id) → 200 |
 /// | `GET devices` · `POST devices/{id}/revoke` | → devices · the device |
@@ -27,8 +27,14 @@ import PulseServerStorage
 /// role and the client's address: done, refused (a bad body included) or failed. A request whose token
 /// does not authenticate is not an action and is not recorded.
 ///
-/// Minted: `{"kind","id","secret","scope"?,"maxDevices"?,"expiresAt"?}`, the same as `admin … --json`.
-/// Errors: `{"error","message"}` with 400 (bad input), 404 (no such thing), 409 (a refused change).
+/// Minted: `{"kind","id","secret","scope"?,"maxDevices"?,"role"?,"session"?,"expiresAt"?}`, the same as `admin … --json`.
+/// Errors: `{"error","message"}` with 400 (bad input), 403 (`forbidden`: the token's role may not do it),
+/// 404 (no such thing), 409 (a refused change).
+///
+/// Roles (StaffPermissions.swift): before a route runs, `requirement` names the `StaffAction` it needs and
+/// the session it acts on, and `StaffPrincipal.may` decides; a refused change is audited `refused:forbidden`.
+/// A token scoped to a session sees only that session in `GET sessions` (and, a moderator, only its devices
+/// in `GET devices`); a presenter's `GET sessions/{id}/live` has the counts without the device rows.
 ///
 /// pulse-server's `SyncServer` routes `/api/staff/…` here; the storage, the cache (staff tokens), the event
 /// hub (a change is heard at once) and the write queue are the sync responder's, shared.
@@ -98,6 +104,8 @@ public final class StaffAPI: HTTPResponder {
         var fields: [String: JSONValue] = ["kind": .string(minted.kind.rawValue), "id": .string(minted.listingId), "secret": .string(minted.text)]
         if let scope = minted.scope { fields["scope"] = ["kind": .string(scope.kind), "id": .string(scope.id)] }
         if let max = minted.maxDevices { fields["maxDevices"] = .int(max) }
+        if let role = minted.staffRole { fields["role"] = .string(role.rawValue) }
+        if let session = minted.staffSession { fields["session"] = .string(session) }
         add(minted.limits, to: &fields)
         if let expires = minted.expiresAt { fields["expiresAt"] = .string(TimeText.iso(expires)) }
         return .object(fields)
@@ -262,7 +270,18 @@ public final class StaffAPI: HTTPResponder {
                 maxStreams: try StaffAPI.wholeNumber(fields, "maxStreams", in: 0...1_000_000))
             work = { try administration.createRegistrationToken(series: series, maxDevices: maxDevices, limits: limits, lifetime: lifetime) }
         default:
-            work = { try administration.createStaffToken(lifetime: lifetime) }
+            var role = StaffRole.admin
+            if let value = fields["role"], value != .null {
+                guard let text = value.stringValue, let named = StaffRole(rawValue: text) else { throw ServerError.badInput("role must be one of \(StaffRole.names)") }
+                role = named
+            }
+            var session: String?
+            if let value = fields["session"], value != .null {
+                guard let text = value.stringValue else { throw ServerError.badInput("session must be a session id") }
+                session = text
+            }
+            if let refusal = role.refusal(session: session) { throw ServerError.badInput(refusal) }
+            work = { [role, session] in try administration.createStaffToken(role: role, session: session, lifetime: lifetime) }
         }
         return deferredWrite("staff") { SyncAnswers.json(201, StaffAPI.minted(try work()), note: "staff:minted") }
     }

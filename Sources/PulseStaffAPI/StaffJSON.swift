@@ -23,6 +23,8 @@ public enum StaffJSON {
         if record.kind != .staffToken { fields["enrolledLastMinute"] = .int(recent) }
         if let scope = record.scope { fields["scope"] = ["kind": .string(scope.kind), "id": .string(scope.id)] }
         if let max = record.maxDevices { fields["maxDevices"] = .int(max) }
+        if record.kind == .staffToken { fields["role"] = record.staffRole.map { .string($0.rawValue) } ?? .null }
+        if let session = record.staffSession { fields["session"] = .string(session) }
         StaffAPI.add(record.limits, to: &fields)
         if let at = record.expiresAt { fields["expiresAt"] = .string(TimeText.iso(at)) }
         if let at = record.usedAt { fields["usedAt"] = .string(TimeText.iso(at)) }

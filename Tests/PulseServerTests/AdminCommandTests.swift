@@ -221,6 +221,40 @@ import Testing
         #expect(CLI.run(["admin", "session", "list", "--data", data]).out.count == 2)
     }
 
+    /// `staff-token create --role/--session`: a refused combination is one clear line and exit 64 (usage), a
+    /// session that does not exist exit 65; the listing shows each token's role and session, as text and JSON.
+    @Test func staffTokenRolesAndTheirRefusals() throws {
+        let (package, data) = try Self.seeded()
+        defer { withExtendedLifetime(package) {} }
+        let refusals: [([String], Int32, String)] = [
+            (["--role", "presenter"], 64, "pulse-server: error: admin staff-token create: a presenter token needs a session"),
+            (["--session", "talk"], 64,
+             "pulse-server: error: admin staff-token create: an admin token takes no session (give a moderator or presenter role to scope it)"),
+            (["--role", "root"], 64, "pulse-server: error: admin staff-token create: --role must be one of admin, moderator, presenter, got \"root\""),
+            (["--role", "moderator", "--session", "nope"], 65, "pulse-server: error: no session nope (import its package first)"),
+        ]
+        for (arguments, code, line) in refusals {
+            let result = CLI.run(["admin", "staff-token", "create", "--data", data] + arguments)
+            // A usage error (64) is followed by the CLI's "See '… --help'" hint.
+            let lines = result.err.filter { !$0.hasPrefix("See '") }
+            #expect(result.code == code && lines == [line] && result.out.isEmpty, "\(arguments): \(result.code) \(result.text)")
+        }
+        let presenter = CLI.run(["admin", "staff-token", "create", "--data", data, "--role", "presenter", "--session", "talk", "--json"])
+        #expect(presenter.code == 0, "\(presenter.text)")
+        let json = try JSONValue.parse(Data(presenter.out.joined(separator: "\n").utf8))
+        #expect(json["role"] == "presenter" && json["session"] == "talk")
+        let admin = CLI.run(["admin", "staff-token", "create", "--data", data])
+        #expect(admin.code == 0 && admin.out.count == 1)
+        let id = try #require(json["id"]?.stringValue)
+        let list = CLI.run(["admin", "token", "list", "--data", data])
+        #expect(list.out.contains { $0.hasPrefix(id + "  staff-token  presenter session talk  active") }, "\(list.text)")
+        #expect(list.out.contains { $0.contains("  staff-token  admin  active") }, "\(list.text)")
+        let listed = try JSONValue.parse(Data(CLI.run(["admin", "token", "list", "--data", data, "--json"]).out.joined(separator: "\n").utf8))
+        let rows = listed.arrayValue ?? []
+        #expect(rows.contains { $0["id"] == .string(id) && $0["role"] == "presenter" && $0["session"] == "talk" })
+        #expect(rows.filter { $0["kind"] == "staff-token" }.count == 2 && rows.contains { $0["role"] == "admin" && $0["session"] == nil })
+    }
+
     @Test func everyCommandHasHelp() {
         for path in [
             ["import"], ["admin"], ["admin", "device-code", "create"], ["admin", "registration-token", "create"], ["admin", "staff-token", "create"],

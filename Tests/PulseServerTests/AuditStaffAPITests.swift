@@ -55,7 +55,7 @@ import Testing
         let minted = try call("POST", "staff-tokens", ["expires": "2h"])
         let mintedId = try #require(minted.1?["id"]?.stringValue)
         expectOne(minted, status: 201, .staffTokenCreate, target: mintedId)
-        #expect(minted.2.first?.detail == "expires \(TimeText.iso(harness.clock.seconds + 7200))")
+        #expect(minted.2.first?.detail == "role admin, expires \(TimeText.iso(harness.clock.seconds + 7200))")
 
         expectOne(try call("POST", "tokens/revoke", ["token": .string(codeId)]), status: 200, .tokenRevoke, target: codeId)
         expectOne(try call("POST", "tokens/revoke", ["token": .string(codeId)]), status: 404, .tokenRevoke, target: codeId, result: .refused("not-found"))

@@ -42,7 +42,7 @@ public struct PostgresMigrator {
     static let columns: [(table: String, columns: [String])] = [
         ("credentials", [
             "hash", "listing_id", "kind", "scope_kind", "scope_id", "max_devices", "devices_enrolled", "created_at", "expires_at", "used_at", "revoked_at",
-            "enroll_rate", "enroll_burst", "max_streams",
+            "enroll_rate", "enroll_burst", "max_streams", "staff_role", "staff_session",
         ]),
         ("devices", ["id", "public_key", "platform", "name", "scope_kind", "scope_id", "credential_hash", "enrolled_at", "revoked_at"]),
         ("sessions", [

@@ -291,6 +291,20 @@ enum PostgresSchema {
             END $$;
             CREATE TRIGGER audit_append_only BEFORE UPDATE OR DELETE ON audit FOR EACH ROW EXECUTE FUNCTION pulse_audit_append_only();
             """),
+        PostgresMigration(version: 5, sql: """
+            -- Staff roles (issue 18): what a staff token may do, and the one session a moderator or presenter token
+            -- is scoped to (NULL: every session). Staff tokens minted before roles existed were administrators, and stay so.
+            -- Set once at minting: the credential update trigger need not compare them.
+            ALTER TABLE credentials
+                ADD COLUMN staff_role text CHECK (staff_role IS NULL OR staff_role IN ('admin', 'moderator', 'presenter')),
+                ADD COLUMN staff_session text;
+            UPDATE credentials SET staff_role = 'admin' WHERE kind = 'staff-token';
+            ALTER TABLE credentials
+                ADD CONSTRAINT credentials_staff_role CHECK ((kind = 'staff-token') = (staff_role IS NOT NULL)),
+                ADD CONSTRAINT credentials_staff_session CHECK (
+                    (staff_role = 'presenter' AND staff_session IS NOT NULL) OR (staff_role = 'admin' AND staff_session IS NULL)
+                    OR staff_role = 'moderator' OR (staff_role IS NULL AND staff_session IS NULL));
+            """),
     ]
 
     /// Every table, parents before children (the order `migrate` fills them in).

@@ -5,13 +5,15 @@ extension PostgresStorage {
         let insert = { (db: PostgresConnection) throws -> Void in
             _ = try db.query("""
                 INSERT INTO credentials (
-                    hash, listing_id, kind, scope_kind, scope_id, max_devices, created_at, expires_at, enroll_rate, enroll_burst, max_streams)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+                    hash, listing_id, kind, scope_kind, scope_id, max_devices, created_at, expires_at, enroll_rate, enroll_burst, max_streams,
+                    staff_role, staff_session)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
                 """, [
                     .bytes(credential.hash), .text(CredentialSecret.listingId(hash: credential.hash)), .text(credential.kind.rawValue),
                     .text(credential.scope?.kind), .text(credential.scope?.id), .int(credential.maxDevices),
                     .integer(credential.createdAt), .integer(credential.expiresAt),
                     .int(credential.limits.enrollRate), .int(credential.limits.enrollBurst), .int(credential.limits.maxStreams),
+                    .text(credential.staffRole?.rawValue), .text(credential.staffSession),
                 ])
             try Self.appendAudit(audit, on: db)
         }
@@ -60,7 +62,7 @@ extension PostgresStorage {
         try read { db in
             try db.query("""
                 SELECT listing_id, kind, scope_kind, scope_id, max_devices, devices_enrolled, created_at, expires_at, used_at, revoked_at,
-                    enroll_rate, enroll_burst, max_streams
+                    enroll_rate, enroll_burst, max_streams, staff_role, staff_session
                 FROM credentials ORDER BY created_at DESC, listing_id COLLATE "C"
                 """).rows.map { row in
                     CredentialRecord(
@@ -69,7 +71,8 @@ extension PostgresStorage {
                         maxDevices: try row.optionalInt(4), devicesEnrolled: try row.int(5),
                         limits: TokenLimits(enrollRate: try row.optionalInt(10), enrollBurst: try row.optionalInt(11), maxStreams: try row.optionalInt(12)),
                         createdAt: try row.int64(6), expiresAt: try row.optionalInt64(7), usedAt: try row.optionalInt64(8),
-                        revokedAt: try row.optionalInt64(9))
+                        revokedAt: try row.optionalInt64(9), staffRole: try row.optionalString(13).flatMap(StaffRole.init(rawValue:)),
+                        staffSession: try row.optionalString(14))
                 }
         }
     }
@@ -109,9 +112,13 @@ extension PostgresStorage {
     public func activeStaffTokens(at now: Int64) throws -> [ActiveStaffToken] {
         try read { db in
             try db.query("""
-                SELECT hash, expires_at FROM credentials WHERE kind = 'staff-token' AND revoked_at IS NULL
+                SELECT hash, expires_at, staff_role, staff_session FROM credentials WHERE kind = 'staff-token' AND revoked_at IS NULL
                 AND (expires_at IS NULL OR expires_at > $1)
-                """, [.integer(now)]).rows.map { row in ActiveStaffToken(hash: try row.bytes(0), expiresAt: try row.optionalInt64(1), role: .admin, session: nil) }
+                """, [.integer(now)]).rows.compactMap { row in
+                    // A role this program does not know grants nothing.
+                    guard let role = try row.optionalString(2).flatMap(StaffRole.init(rawValue:)) else { return nil }
+                    return ActiveStaffToken(hash: try row.bytes(0), expiresAt: try row.optionalInt64(1), role: role, session: try row.optionalString(3))
+                }
         }
     }
 }

@@ -40,10 +40,13 @@ public struct NewCredential: Sendable {
     public var limits: TokenLimits
     public var createdAt: Int64
     public var expiresAt: Int64?
+    /// Staff tokens: the role (nil for the other kinds) and the session a scoped token acts on.
+    public var staffRole: StaffRole?
+    public var staffSession: String?
 
     public init(
         hash: [UInt8], kind: CredentialKind, scope: DeviceScope?, maxDevices: Int? = nil, limits: TokenLimits = .defaults, createdAt: Int64,
-        expiresAt: Int64? = nil
+        expiresAt: Int64? = nil, staffRole: StaffRole? = nil, staffSession: String? = nil
     ) {
         self.hash = hash
         self.kind = kind
@@ -52,6 +55,8 @@ public struct NewCredential: Sendable {
         self.limits = limits
         self.createdAt = createdAt
         self.expiresAt = expiresAt
+        self.staffRole = kind == .staffToken ? staffRole ?? .admin : nil
+        self.staffSession = kind == .staffToken ? staffSession : nil
     }
 }
 
@@ -104,11 +109,16 @@ public struct CredentialRecord: Equatable, Sendable {
     /// When a device code was consumed.
     public var usedAt: Int64?
     public var revokedAt: Int64?
+    /// Staff tokens: the role (nil for the other kinds, or a role this program does not know) and the session.
+    public var staffRole: StaffRole?
+    public var staffSession: String?
 
     public init(
         id: String, kind: CredentialKind, scope: DeviceScope?, maxDevices: Int?, devicesEnrolled: Int, limits: TokenLimits = .defaults,
-        createdAt: Int64, expiresAt: Int64?, usedAt: Int64?, revokedAt: Int64?
+        createdAt: Int64, expiresAt: Int64?, usedAt: Int64?, revokedAt: Int64?, staffRole: StaffRole? = nil, staffSession: String? = nil
     ) {
+        self.staffRole = staffRole
+        self.staffSession = staffSession
         self.id = id
         self.kind = kind
         self.scope = scope

@@ -165,5 +165,14 @@ enum SQLiteSchema {
             CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
             CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
             """),
+        Migration(version: 6, sql: """
+            -- Staff roles (issue 18): what a staff token may do, and the one session a moderator or presenter token
+            -- is scoped to (NULL: every session). Staff tokens minted before roles existed were administrators, and stay so.
+            -- The rules between kind, role and session (a presenter has a session, an admin none) are the code's
+            -- (StaffRole.refusal): SQLite cannot add a table CHECK to an existing table.
+            ALTER TABLE credentials ADD COLUMN staff_role TEXT CHECK (staff_role IS NULL OR staff_role IN ('admin', 'moderator', 'presenter'));
+            ALTER TABLE credentials ADD COLUMN staff_session TEXT;
+            UPDATE credentials SET staff_role = 'admin' WHERE kind = 'staff-token';
+            """),
     ]
 }

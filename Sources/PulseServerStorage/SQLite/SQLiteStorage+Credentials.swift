@@ -5,13 +5,15 @@ extension SQLiteStorage {
         try write { db in
             try db.cached("""
                 INSERT INTO credentials (
-                    hash, listing_id, kind, scope_kind, scope_id, max_devices, created_at, expires_at, enroll_rate, enroll_burst, max_streams)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    hash, listing_id, kind, scope_kind, scope_id, max_devices, created_at, expires_at, enroll_rate, enroll_burst, max_streams,
+                    staff_role, staff_session)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """).run([
                     .blob(credential.hash), .text(CredentialSecret.listingId(hash: credential.hash)), .text(credential.kind.rawValue),
                     .text(credential.scope?.kind), .text(credential.scope?.id), .int(credential.maxDevices),
                     .integer(credential.createdAt), credential.expiresAt.map { .integer($0) } ?? .null,
                     .int(credential.limits.enrollRate), .int(credential.limits.enrollBurst), .int(credential.limits.maxStreams),
+                    .text(credential.staffRole?.rawValue), .text(credential.staffSession),
                 ])
             try Self.bumpGeneration(.credentials, on: db)
             try Self.appendAudit(audit, on: db)
@@ -52,7 +54,7 @@ extension SQLiteStorage {
         try read { db in
             try db.cached("""
                 SELECT listing_id, kind, scope_kind, scope_id, max_devices, devices_enrolled, created_at, expires_at, used_at, revoked_at,
-                    enroll_rate, enroll_burst, max_streams
+                    enroll_rate, enroll_burst, max_streams, staff_role, staff_session
                 FROM credentials ORDER BY created_at DESC, listing_id
                 """).rows { row in
                     CredentialRecord(
@@ -61,7 +63,8 @@ extension SQLiteStorage {
                         maxDevices: row.optionalInt(4), devicesEnrolled: row.int(5),
                         limits: TokenLimits(enrollRate: row.optionalInt(10), enrollBurst: row.optionalInt(11), maxStreams: row.optionalInt(12)),
                         createdAt: row.int64(6), expiresAt: row.isNull(7) ? nil : row.int64(7), usedAt: row.isNull(8) ? nil : row.int64(8),
-                        revokedAt: row.isNull(9) ? nil : row.int64(9))
+                        revokedAt: row.isNull(9) ? nil : row.int64(9), staffRole: row.optionalString(13).flatMap(StaffRole.init(rawValue:)),
+                        staffSession: row.optionalString(14))
                 }
         }
     }
@@ -101,9 +104,14 @@ extension SQLiteStorage {
     public func activeStaffTokens(at now: Int64) throws -> [ActiveStaffToken] {
         try read { db in
             try db.cached("""
-                SELECT hash, expires_at FROM credentials WHERE kind = 'staff-token' AND revoked_at IS NULL
+                SELECT hash, expires_at, staff_role, staff_session FROM credentials WHERE kind = 'staff-token' AND revoked_at IS NULL
                 AND (expires_at IS NULL OR expires_at > ?)
-                """).rows([.integer(now)]) { row in ActiveStaffToken(hash: row.blob(0), expiresAt: row.isNull(1) ? nil : row.int64(1), role: .admin, session: nil) }
+                """).rows([.integer(now)]) { row in
+                    // A role this program does not know grants nothing.
+                    row.optionalString(2).flatMap(StaffRole.init(rawValue:)).map { role in
+                        ActiveStaffToken(hash: row.blob(0), expiresAt: row.isNull(1) ? nil : row.int64(1), role: role, session: row.optionalString(3))
+                    }
+                }.compactMap { $0 }
         }
     }
 }
