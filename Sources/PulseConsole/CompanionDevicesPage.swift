@@ -116,39 +116,51 @@ enum CompanionDevicesPage {
 
     // MARK: Actions
 
+    /// Mints and revokes through the staff API as the signed-in principal (its roles, checks and audit log).
     static func act(_ context: PageContext, _ form: FormFields) throws -> PageResult {
-        let administration = context.administration
         switch form["do"] {
         case "code":
             guard let scope = scope(form.text("scope")), try scopeExists(scope, context) else {
                 return .refused(status: 400, message: "Choose a session or series from the list.")
             }
             guard let lifetime = expiry(form) else { return .refused(status: 400, message: "Choose one of the listed expiry times.") }
-            let minted = try administration.createDeviceCode(scope: scope, lifetime: lifetime)
-            return .page(try view(context, minted: MintedView(minted, server: context.enrollmentServer)))
+            return minted(context, context.staff(.post, "device-codes", [scope.kind: .string(scope.id), "expires": .int(Int(lifetime))]))
         case "link":
             guard let series = form.text("series"), try context.storage.sessions().contains(where: { $0.seriesId == series }) else {
                 return .refused(status: 400, message: "Choose a series from the list.")
             }
-            var cap: Int?
+            var body: [String: JSONValue] = ["series": .string(series)]
             if let text = form.text("cap") {
                 guard let value = BoundedDecimal.parse(text, maxDigits: 8), (1...10_000_000).contains(value) else {
                     return .refused(status: 400, message: "The device cap must be a whole number from 1 to 10,000,000, or empty for none.")
                 }
-                cap = Int(value)
+                body["maxDevices"] = .int(value)
             }
             guard let lifetime = expiry(form) else { return .refused(status: 400, message: "Choose one of the listed expiry times.") }
-            let minted = try administration.createRegistrationToken(series: series, maxDevices: cap, lifetime: lifetime)
-            return .page(try view(context, minted: MintedView(minted, server: context.enrollmentServer)))
+            body["expires"] = .int(Int(lifetime))
+            return minted(context, context.staff(.post, "registration-tokens", .object(body)))
         case "revoke":
             guard let id = form.text("id"), id.utf8.count == 12, id.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }),
                   let record = try context.storage.credentials().first(where: { $0.id == id }), record.kind != .staffToken
             else { return .refused(status: 404, message: "There is no such code or link.") }
-            _ = try administration.revokeToken(id)
+            let answer = context.staff(.post, "tokens/revoke", ["token": .string(id)])
+            guard answer.ok else { return .refused(status: answer.status, message: answer.message) }
             return .redirect("/console/companion", notice: "Revoked \(id).")
         default:
             return .refused(status: 400, message: "The form could not be read.")
         }
+    }
+
+    /// The page with what the staff API minted, once; its refusal as the page's error line.
+    static func minted(_ context: PageContext, _ answer: StaffAnswer) -> PageResult {
+        guard answer.ok, let json = answer.json, let secret = json["secret"]?.stringValue, let id = json["id"]?.stringValue else {
+            return .refused(status: answer.ok ? 500 : answer.status, message: answer.message)
+        }
+        let view = MintedView(
+            kind: json["kind"]?.stringValue == "device-code" ? .deviceCode : .registrationToken, secret: secret, id: id,
+            scope: json["scope"].flatMap { DeviceScope(kind: $0["kind"]?.stringValue ?? "", id: $0["id"]?.stringValue ?? "") },
+            expires: json["expiresAt"]?.stringValue, server: context.enrollmentServer)
+        do { return .page(try Self.view(context, minted: view)) } catch { return .refused(status: 503, message: "The list could not be read now.") }
     }
 
     static func scope(_ text: String?) -> DeviceScope? {
@@ -175,22 +187,22 @@ enum CompanionDevicesPage {
 struct MintedView {
     let node: Node
 
-    init(_ minted: Administration.Minted, server: String?) {
-        let isCode = minted.kind == .deviceCode
-        let credential: EnrollmentLink.Credential = isCode ? .deviceCode(minted.text) : .registrationToken(minted.text)
+    init(kind: CredentialKind, secret: String, id: String, scope: DeviceScope?, expires: String?, server: String?) {
+        let isCode = kind == .deviceCode
+        let credential: EnrollmentLink.Credential = isCode ? .deviceCode(secret) : .registrationToken(secret)
         let link = server.flatMap { try? EnrollmentLink(server: $0, credential: credential) }
         let qr = link.flatMap { try? QRCode($0.text, errorCorrection: .medium) }
         let what = isCode ? "Device code" : "Attendee link"
         node = section(.class("notice minted"), Attribute("aria-labelledby", "minted")) {
-            h2(.id("minted")) { "\(what) \(minted.listingId) for \(PageText.scope(minted.scope))" }
+            h2(.id("minted")) { "\(what) \(id) for \(PageText.scope(scope))" }
             p {
                 strong { "Shown once." }
-                " After you leave this page only its id, \(minted.listingId), is shown again."
+                " After you leave this page only its id, \(id), is shown again."
             }
             if isCode {
                 p {
                     "Code: "
-                    code(.class("secret")) { minted.text }
+                    code(.class("secret")) { secret }
                 }
             }
             if let link {
@@ -203,11 +215,11 @@ struct MintedView {
             }
             if let qr {
                 figure(.class("qr")) {
-                    qr.svg(moduleSize: 6, quietZone: 4, label: "QR code of the enrollment link of \(what.lowercased()) \(minted.listingId)")
+                    qr.svg(moduleSize: 6, quietZone: 4, label: "QR code of the enrollment link of \(what.lowercased()) \(id)")
                     figcaption { "Scan with the phone's camera, or run pulse-device enroll --link with the link above." }
                 }
             }
-            if let expires = minted.expiresAt { p(.class("muted")) { "Expires \(PageText.time(expires))." } }
+            if let expires { p(.class("muted")) { "Expires \(expires)." } }
         }
     }
 }

@@ -133,8 +133,8 @@ enum DevicesPage {
     static func revoke(_ context: PageContext, _ form: FormFields) throws -> PageResult {
         let id = context.parameters[0]
         guard isSafeId(id), try context.storage.device(id: id) != nil else { return .refused(status: 404, message: "There is no such device.") }
-        try context.administration.revokeDevice(id: id)
-        context.sync.hub.poke()
+        let answer = context.staff(.post, "devices/\(id)/revoke")
+        guard answer.ok else { return .refused(status: answer.status, message: answer.message) }
         return .redirect("/console/devices", notice: "The device was revoked.")
     }
 }

@@ -3,18 +3,9 @@ import PulseHTTPServer
 import PulseServerStorage
 import PulseSyncAPI
 
-/// What the companion-devices, devices, live, report and audit pages share: acting as the signed-in
-/// principal, the server URL of enrollment links, and short texts for times and scopes.
+/// What the companion-devices, devices, live, report and audit pages share: the server URL of enrollment
+/// links, and short texts for times and scopes.
 extension PageContext {
-    /// `Administration` acting as the signed-in principal, so every change lands in the audit log with its
-    /// token id, role and client address. The pages that use it allow admins only (`ConsolePage.allowed`).
-    var administration: Administration {
-        let sync = self.sync
-        return Administration(
-            storage: storage, clock: { sync.seconds(sync.clock()) }, actor: .staff(tokenId: principal.tokenId, role: principal.role.rawValue),
-            client: sync.clientAddress(of: request)?.description)
-    }
-
     /// The server URL an enrollment link carries (docs/console.md, "The enrollment link"): `--public-url`;
     /// else the request's `Host` only when the request is trusted (from a `--trusted-proxy`, or from loopback);
     /// else nil (the page then shows the code as text and asks for `--public-url`).
