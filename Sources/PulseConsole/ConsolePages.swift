@@ -11,5 +11,8 @@ enum ConsolePages {
         CompanionDevicesPage.page,
         DevicesPage.page,
         DevicesPage.confirmPage,
+        LivePage.indexPage,
+        LivePage.page,
+        LivePage.eventsPage,
     ]
 }
