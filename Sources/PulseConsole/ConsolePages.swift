@@ -14,5 +14,7 @@ enum ConsolePages {
         LivePage.indexPage,
         LivePage.page,
         LivePage.eventsPage,
+        ReportPage.page,
+        ReportPage.csvPage,
     ]
 }
