@@ -16,5 +16,6 @@ enum ConsolePages {
         LivePage.eventsPage,
         ReportPage.page,
         ReportPage.csvPage,
+        AuditPage.page,
     ]
 }

@@ -23,14 +23,29 @@ final class PagesHarness: @unchecked Sendable {
     init(_ name: String = #function) throws {
         work = try TestFolder(name + "-work")
         server = try TestSyncServer(package: try SamplePackage.build(in: work.url), name)
-        let token = try server.staffToken()
+        try signIn(try server.staffToken())
+    }
+
+    private init(sharing other: PagesHarness) {
+        work = other.work
+        server = other.server
+    }
+
+    /// Another browser on the same server, signed in with `token`.
+    static func signedIn(_ other: PagesHarness, token: String) throws -> PagesHarness {
+        let harness = PagesHarness(sharing: other)
+        try harness.signIn(token)
+        return harness
+    }
+
+    private func signIn(_ token: String) throws {
         let signIn = try post("/console/sign-in", [("token", token)], withSession: false)
         guard let line = signIn.header("set-cookie"), line.hasPrefix("pulse_console=") else {
             throw TestFailure("sign-in answered \(signIn.status) without the cookie")
         }
         cookie = String(line.dropFirst("pulse_console=".count).prefix { $0 != ";" })
         let page = try get("/console/sessions")
-        guard let range = page.text.range(of: #"name="csrf" value=""#) else { throw TestFailure("no CSRF field on /console/sessions") }
+        guard let range = page.text.range(of: #"name="csrf" value=""#) else { return }  // a page without a form (a moderator's)
         csrf = String(page.text[range.upperBound...].prefix { $0 != "\"" })
     }
 
