@@ -38,6 +38,12 @@ struct Clicker: Equatable {
         }
     }
 
+    /// Why "Next slide" is off, or nothing.
+    var hint: String {
+        if state != .live && state != .rehearsal { return "Next slide works once the session is live (or in rehearsal, which releases nothing)." }
+        return next >= slides ? "This is the last slide." : ""
+    }
+
     /// The slide "Next slide" advances to (0-based).
     var next: Int { (frontier ?? -1) + 1 }
 
@@ -47,7 +53,7 @@ struct Clicker: Equatable {
     /// The `clicker` event's data: the text of each live element by id, and what the script needs.
     var event: JSONValue {
         [
-            "text": ["slide-text": .string(slideText), "keys-text": .string(keysText), "state-text": .string(stateText)],
+            "text": ["slide-text": .string(slideText), "keys-text": .string(keysText), "state-text": .string(stateText), "advance-hint": .string(hint)],
             "next": .int(next), "canAdvance": .bool(canAdvance),
         ]
     }

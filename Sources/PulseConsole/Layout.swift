@@ -52,6 +52,8 @@ enum Layout {
                     meta(.name("viewport"), .content("width=device-width, initial-scale=1"))
                     meta(.name("color-scheme"), .content("light dark"))
                     PulseHTML.title(title + " · Pulse console")
+                    // No favicon request (a 404 in every browser console): an empty data: icon, which the CSP allows.
+                    link(.rel("icon"), .href("data:,"))
                     link(.rel("stylesheet"), .href(ConsoleAssets.styleSheet.path))
                     script(src: ConsoleAssets.script.path, .defer())
                 }

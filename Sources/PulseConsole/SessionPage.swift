@@ -44,6 +44,7 @@ enum SessionPage {
                         button(.type("submit"), .class("next"), .disabled(!clicker.canAdvance)) { "Next slide" }
                     }
                     p(.class("muted")) { "Keys: → , Space or PageDown (a presenter remote works)." }
+                    p(.id("advance-hint"), .class("muted")) { clicker.hint }
                 }
                 p(.class("why")) {
                     "There is no previous-slide button: the frontier never goes back. A slide once shown stays released to every device; attendees page back on their own screens."

@@ -18,7 +18,10 @@ import PulseSyncAPI
 public final class SyncServer: HTTPResponder {
     /// The sync responder, which also holds what the others share (storage, cache, event hub, write queue).
     public let sync: SyncAPI
-    let staff: StaffAPI
+    /// The staff responder: the console authenticates with `staff.principal(tokenHash:now:)` and routes with
+    /// `staff.respond(to:as:)`, sharing this server's storage, cache and write queue.
+    public let staff: StaffAPI
+    /// The staff console (`/console`), built on `staff`.
     public let console: Console
 
     /// The request headers the routes read (the origin's too, for `--public`; the console's).

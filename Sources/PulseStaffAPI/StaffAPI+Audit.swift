@@ -13,8 +13,7 @@ extension StaffAPI {
     /// with an id above `after` (default 0) and a time at or after `since`, at most `limit` (1 to 1000,
     /// default 100). `{"entries": […], "nextAfter": <id>, "more": bool}`: ask again with `after=nextAfter`
     /// while `more`. Anything else in the query, or a value that does not parse, is a 400. Read only: no route
-    /// changes or deletes an audit row. Any staff token may read it today (every token is an administrator);
-    /// once roles exist, only the admin role.
+    /// changes or deletes an audit row. Only the admin role may read it (StaffPermissions.swift).
     func audit(query: ArraySlice<UInt8>) throws -> HTTPResponse {
         var after: Int64 = 0
         var since: Int64?

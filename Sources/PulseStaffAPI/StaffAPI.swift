@@ -272,7 +272,9 @@ public final class StaffAPI: HTTPResponder {
         default:
             var role = StaffRole.admin
             if let value = fields["role"], value != .null {
-                guard let text = value.stringValue, let named = StaffRole(rawValue: text) else { throw ServerError.badInput("role must be one of \(StaffRole.names)") }
+                guard let text = value.stringValue, let named = StaffRole(rawValue: text) else {
+                    throw ServerError.badInput("role must be one of \(StaffRole.names)")
+                }
                 role = named
             }
             var session: String?

@@ -75,8 +75,8 @@ public struct AuditActor: Equatable, Sendable {
     public var kind: Kind
     /// A staff token's listing id, or the OS user's name.
     public var id: String
-    /// The role a staff token acted in. Every staff token is an administrator until roles exist, so
-    /// "admin"; nil for the command line, which whoever holds the database runs with every power.
+    /// The role of the staff token that acted (`StaffRole`: "admin", "moderator" or "presenter"); nil for
+    /// the command line, which whoever holds the database runs with every power.
     public var role: String?
 
     public init(kind: Kind, id: String, role: String?) {
