@@ -85,7 +85,7 @@ let package = Package(
         target("PulseConformance", ["PulseDevice", "PulseCrypto", "PulseCore", "PulseSystem"]),
         // The command lines, one module per tool (restic's cmd/ apart from internal/): options, help, output.
         target("PulseServerCLI", [
-            "PulseServer", "PulseServerBackup", "PulseServerStorage", "PulseSyncAPI", "PulseStaffAPI", "PulseAge", "PulseCore", "PulseHTTPServer", "PulseOrigin", "PulsePostgres",
+            "PulseServer", "PulseConsole", "PulseServerBackup", "PulseServerStorage", "PulseSyncAPI", "PulseStaffAPI", "PulseAge", "PulseCore", "PulseHTTPServer", "PulseOrigin", "PulsePostgres",
             "PulseCommandLine", "PulseLog", "PulseSystem", "PulseMetrics", "PulseObservability", "PulseServerMetrics",
         ]),
         target("PulseConformanceCLI", ["PulseConformance", "PulseDevice", "PulseCore", "PulseCommandLine"]),

@@ -82,6 +82,12 @@ public struct EnrollmentLink: Sendable, Equatable, CustomStringConvertible {
         credential = try Self.credential(fragment)
     }
 
+    /// The base URL `text` names, normalized as a link carries it (lowercase scheme and host, no trailing
+    /// slash): what `serve --public-url` accepts. Throws a `Problem` for anything a link could not carry.
+    public static func server(_ text: String) throws(Problem) -> String {
+        try checkedServer(Array(text.utf8), trailingSlashAllowed: true)
+    }
+
     /// Reads a link, or nil (`init(parsing:)` says why).
     public init?(_ text: String) {
         guard let link = try? EnrollmentLink(parsing: text) else { return nil }

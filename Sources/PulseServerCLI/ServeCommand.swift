@@ -1,5 +1,7 @@
 import Foundation
 import PulseCommandLine
+import struct PulseConsole.ConsoleConfiguration
+import PulseCore
 import PulseServer
 import PulseHTTPServer
 import PulseMetrics
@@ -19,6 +21,13 @@ enum ServeCommand {
     static let trustedProxy = Option.values(
         "trusted-proxy", "<cidr>", help: "A proxy whose X-Forwarded-For is believed, e.g. 10.0.0.5 or 10.0.0.0/24; may be repeated."
     ) { text in try IPNetwork(parsing: text) }
+    static let publicURL = Option.value(
+        "public-url", "<url>",
+        help: "The address phones and browsers reach this server at, e.g. https://sync.example.net: the console's enrollment links "
+            + "and its own origin (default: the request's Host, for links only from a trusted proxy or loopback)."
+    ) { text in
+        do { return try EnrollmentLink.server(text) } catch { throw UsageError("--public-url \(text): \(error)") }
+    }
     static let accessLog = Option.value("access-log", "<path>", help: "Access log file, '-' for standard output (default), 'off' for none.")
     static let logFormat = Option.value(
         "log-format", "<text|json>", help: "The access log's and standard error's lines: text (default) or json (one OpenTelemetry-named object per line).",
@@ -77,7 +86,7 @@ enum ServeCommand {
                 """,
             options: [
                 ServerCommand.dataOption, ServerCommand.databaseOption,
-                listen, publicPackage, trustedProxy, accessLog, logFormat, threads, maxConnections, maxConnectionsPerIP, idleTimeout, headerTimeout,
+                listen, publicPackage, publicURL, trustedProxy, accessLog, logFormat, threads, maxConnections, maxConnectionsPerIP, idleTimeout, headerTimeout,
                 enrollRate, enrollBurst, tokenEnrollRate, tokenEnrollBurst, tokenMaxStreams, drainDelay, shutdownTimeout, metricsListen,
             ],
             validate: { arguments in try ServerCommand.checkStorageGiven(arguments, console) },
@@ -87,6 +96,7 @@ enum ServeCommand {
     struct Settings {
         var server = HTTPServer.Configuration()
         var sync = SyncConfiguration()
+        var console = ConsoleConfiguration()
         var publicPackage: String?
         var accessLog = "-"
         var logFormat = LogFormat.text
@@ -121,6 +131,7 @@ enum ServeCommand {
         settings.drainDelay = Double(arguments[Self.drainDelay] ?? 0)
         settings.sync.trustedProxies = arguments[Self.trustedProxy]
         settings.publicPackage = arguments[Self.publicPackage]
+        settings.console.publicURL = arguments[Self.publicURL]
         settings.accessLog = arguments[Self.accessLog] ?? "-"
         settings.metricsListen = arguments[Self.metricsListen]
         settings.logFormat = arguments[Self.logFormat] ?? .text
@@ -186,7 +197,7 @@ enum ServeCommand {
         let metricsListener = try metrics.map { metrics in try listenForMetrics(settings.metricsListen ?? "", metrics.registry) }
         let sync = SyncServer(
             storage: storage, certificateKeys: certificateKeys, configuration: settings.sync, origin: origin, accessLog: accessLog, alarm: events.alarm,
-            observer: metrics)
+            observer: metrics, console: settings.console)
         sync.start()
         let responder: any HTTPResponder = metrics.map { MeteredResponder(sync, meter: $0) } ?? sync
         let server = try HTTPServer(configuration: settings.server, responder: responder)
