@@ -27,6 +27,8 @@ import Testing
         #expect(link.server == harness.origin)
         #expect(minted.text.contains(#"<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="QR code of the enrollment link"#))
         #expect(minted.text.contains("Shown once."))
+        // A phone's camera reads the page's QR code as the link.
+        #expect(try QRDecoding.decode(html: minted.text) == linkText)
 
         let record = try #require(try harness.storage.credentials().first { $0.kind == .deviceCode })
         let later = try harness.get("/console/companion")
@@ -45,6 +47,12 @@ import Testing
         #expect(minted.status == 200, "\(minted.text)")
         let link = try EnrollmentLink(parsing: try #require(Self.secret(after: "Link: ", in: minted.text)))
         guard case let .registrationToken(token) = link.credential else { Issue.record("not a token link"); return }
+        // Scanned from the page, the link enrolls attendees' phones, up to the cap of 2.
+        let scanned = try EnrollmentLink(parsing: try QRDecoding.decode(html: minted.text))
+        #expect(scanned == link)
+        #expect(try harness.enrollWith(scanned.credential.secret) == 200)
+        #expect(try harness.enrollWith(scanned.credential.secret) == 200)
+        #expect(try harness.enrollWith(scanned.credential.secret) == 404)
         let record = try #require(try harness.storage.credentials().first { $0.kind == .registrationToken })
         #expect(record.maxDevices == 2)
         #expect(!(try harness.get("/console/companion").text.contains(token)))
