@@ -98,6 +98,8 @@ public final class Console: HTTPResponder {
             return signOut(request)
         case "present" where segments.count == 1:
             return isRead(request) ? presentPage() : methodNotAllowed("GET")
+        case "enroll" where segments.count == 1:
+            return isRead(request) ? enrollPage() : methodNotAllowed("GET")
         case "assets":
             return message(404, "Not found", "There is no such asset.")
         default:

@@ -70,6 +70,15 @@ import Testing
         #expect(try harness.storage.credentials().filter { $0.kind != .staffToken }.count == 1)
     }
 
+    @Test func theLinkLandsOnAPublicPageThatNeverSeesTheCode() throws {
+        let harness = try PagesHarness()
+        let landing = try harness.client().request("GET", "/console/enroll")
+        #expect(landing.status == 200)
+        #expect(landing.text.contains("Join with the Pulse app"))
+        #expect(landing.header("content-security-policy")?.contains("default-src 'none'") == true)
+        #expect(landing.header("set-cookie") == nil)
+    }
+
     @Test func revokingNeedsTheCSRFTokenAndThenRevokes() throws {
         let harness = try PagesHarness()
         _ = try harness.server.deviceCode(.session("keynote"))
