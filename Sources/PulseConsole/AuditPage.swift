@@ -6,7 +6,7 @@ import PulseSyncAPI
 /// only) as a table of `pageSize` rows, oldest first, with a link to the next page. Every string in it may
 /// come from a device or a client: text, in `<bdi>`.
 enum AuditPage {
-    static let page = ConsolePage(path: "audit", nav: "Audit", allowed: { $0.isAdmin }, get: render)
+    static let page = ConsolePage(path: "audit", nav: "Audit", allowed: { $0.may(.readAudit) }, get: render)
     static let pageSize = 50
 
     static func render(_ context: PageContext) throws -> PageResult {

@@ -8,7 +8,7 @@ import PulseStaffAPI
 /// shows each secret once (text and QR code of its enrollment link, docs/console.md), lists codes and links
 /// by id only, revokes them. Admins only.
 enum CompanionDevicesPage {
-    static let page = ConsolePage(path: "companion", nav: "Companion app devices", allowed: { $0.isAdmin }, get: render, post: act)
+    static let page = ConsolePage(path: "companion", nav: "Companion app devices", allowed: { $0.may(.listTokens) }, get: render, post: act)
 
     /// The expiry choices of both forms: label and seconds.
     static let expiries: [(label: String, seconds: Int64)] = [
@@ -26,6 +26,7 @@ enum CompanionDevicesPage {
         let credentials = try context.storage.credentials().filter { $0.kind != .staffToken }
         return PageView(title: "Companion app devices") {
             if let minted { minted.node }
+            if context.principal.may(.mintDeviceCode) {
             section(Attribute("aria-labelledby", "new-code")) {
                 h2(.id("new-code")) { "New device code" }
                 p(.class("muted")) { "A code enrolls one phone, once. It is shown once: copy it or let the phone scan it." }
@@ -42,6 +43,8 @@ enum CompanionDevicesPage {
                     button(.type("submit")) { "New device code" }
                 }
             }
+            }
+            if context.principal.may(.mintRegistrationToken) {
             section(Attribute("aria-labelledby", "new-link")) {
                 h2(.id("new-link")) { "New attendee link" }
                 p(.class("muted")) { "A link enrolls attendees' phones for a series, up to its device cap. It is shown once." }
@@ -60,6 +63,7 @@ enum CompanionDevicesPage {
                     expiryField(id: "link-expiry", default: 3 * 86_400)
                     button(.type("submit")) { "New attendee link" }
                 }
+            }
             }
             section(Attribute("aria-labelledby", "codes")) {
                 h2(.id("codes")) { "Codes and links" }
@@ -88,7 +92,7 @@ enum CompanionDevicesPage {
                                     td(.class("num")) { "\(record.devicesEnrolled)" + (record.maxDevices.map { " of \($0)" } ?? "") }
                                     td(.class("num")) { "\(recent[record.id] ?? 0)" }
                                     td(.class("actions")) {
-                                        if record.revokedAt == nil {
+                                        if record.revokedAt == nil, context.principal.may(.revokeToken) {
                                             context.form(action: "/console/companion", confirm: "Revoke \(record.id)? Phones it enrolled keep working.") {
                                                 input(.type("hidden"), .name("do"), .value("revoke"))
                                                 input(.type("hidden"), .name("id"), .value(record.id))

@@ -7,8 +7,8 @@ import PulseSyncAPI
 /// searchable; "Revoke" leads to `/console/devices/<id>/revoke`, a confirmation page whose form revokes
 /// (no script needed). Device names, platforms and builds are the devices' own: always text, in `<bdi>`.
 enum DevicesPage {
-    static let page = ConsolePage(path: "devices", nav: "Devices", allowed: { $0.isAdmin }, get: render)
-    static let confirmPage = ConsolePage(path: "devices/*/revoke", allowed: { $0.isAdmin }, get: confirm, post: revoke)
+    static let page = ConsolePage(path: "devices", nav: "Devices", allowed: { $0.may(.listDevices) }, get: render)
+    static let confirmPage = ConsolePage(path: "devices/*/revoke", allowed: { $0.may(.revokeDevice) }, get: confirm, post: revoke)
 
     /// Rows shown at most; a search narrows the rest.
     static let maxRows = 500
@@ -25,6 +25,7 @@ enum DevicesPage {
         let query = String((fields.text("q") ?? "").prefix(maxQuery))
         let rows = try Self.rows(context).filter { query.isEmpty || matches($0, query.lowercased()) }
         let shown = rows.prefix(maxRows)
+        let canRevoke = context.principal.may(.revokeDevice)
         return .page(PageView(title: "Devices") {
             form(.method("get"), .action("/console/devices"), Attribute("role", "search")) {
                 div(.class("field")) {
@@ -66,7 +67,7 @@ enum DevicesPage {
                                 td { row.latest.map { PageText.ago($0.receivedAt, now: context.now) } ?? "never" }
                                 td { row.device.isRevoked ? "revoked" : "active" }
                                 td(.class("actions")) {
-                                    if !row.device.isRevoked, isSafeId(row.device.id) {
+                                    if !row.device.isRevoked, canRevoke, isSafeId(row.device.id) {
                                         a(.href("/console/devices/\(row.device.id)/revoke"), .class("button danger")) { "Revoke" }
                                     }
                                 }

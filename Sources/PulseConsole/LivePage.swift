@@ -9,9 +9,9 @@ import PulseSyncAPI
 /// only) within a tick of a device's diag sample, with the count of open event streams. Admins and
 /// moderators (of that session).
 enum LivePage {
-    static let indexPage = ConsolePage(path: "live", nav: "Live view", allowed: { !$0.isPresenter }, get: index)
-    static let page = ConsolePage(path: "sessions/*/live", allowed: { !$0.isPresenter }, get: render)
-    static let eventsPage = ConsolePage(path: "sessions/*/live/events", allowed: { !$0.isPresenter }, get: events)
+    static let indexPage = ConsolePage(path: "live", nav: "Live view", allowed: { $0.may(.readLiveDevices) }, get: index)
+    static let page = ConsolePage(path: "sessions/*/live", allowed: { $0.may(.readLiveDevices) }, get: render)
+    static let eventsPage = ConsolePage(path: "sessions/*/live/events", allowed: { $0.may(.readLiveDevices) }, get: events)
 
     static func index(_ context: PageContext) throws -> PageResult {
         let sessions = try context.storage.sessions().filter { context.principal.maySee(session: $0.id) }
@@ -21,7 +21,9 @@ enum LivePage {
                     li {
                         a(.href("/console/sessions/\(session.id)/live")) { bdi { session.id } }
                         " · "
-                        a(.href("/console/sessions/\(session.id)/report")) { "Report" }
+                        if context.principal.may(.readReport, session: session.id) {
+                            a(.href("/console/sessions/\(session.id)/report")) { "Report" }
+                        }
                     }
                 }
             }
@@ -30,7 +32,7 @@ enum LivePage {
 
     static func render(_ context: PageContext) throws -> PageResult {
         let id = context.parameters[0]
-        guard context.principal.maySee(session: id), DevicesPage.isSafeId(id), try context.storage.session(id: id) != nil else {
+        guard context.principal.may(.readLiveDevices, session: id), DevicesPage.isSafeId(id), try context.storage.session(id: id) != nil else {
             return .page(PageView(title: "No such session", status: 404) { p { "There is no session with that id." } })
         }
         let window = context.sync.configuration.liveWindow
@@ -71,7 +73,7 @@ enum LivePage {
 
     static func events(_ context: PageContext) throws -> PageResult {
         let id = context.parameters[0]
-        guard context.principal.maySee(session: id), DevicesPage.isSafeId(id), try context.storage.session(id: id) != nil else {
+        guard context.principal.may(.readLiveDevices, session: id), DevicesPage.isSafeId(id), try context.storage.session(id: id) != nil else {
             return .response(HTTPResponse(status: 404, headers: [], body: .bytes([]), note: "console:no-session"))
         }
         let query = FormFields(body: Array(SyncAPI.split(context.request.target).query)) ?? FormFields()

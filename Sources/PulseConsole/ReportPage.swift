@@ -10,8 +10,8 @@ import PulseSyncAPI
 /// builds, offline share) and the devices' rows; "Download CSV" (`/console/sessions/<id>/report/csv`) is
 /// the staff API's CSV, fetched as the signed-in principal. Admins and moderators (of that session).
 enum ReportPage {
-    static let page = ConsolePage(path: "sessions/*/report", allowed: { !$0.isPresenter }, get: render)
-    static let csvPage = ConsolePage(path: "sessions/*/report/csv", allowed: { !$0.isPresenter }, get: csv)
+    static let page = ConsolePage(path: "sessions/*/report", allowed: { $0.may(.readReport) }, get: render)
+    static let csvPage = ConsolePage(path: "sessions/*/report/csv", allowed: { $0.may(.readReport) }, get: csv)
 
     /// Time buckets of "devices over time".
     static let timeBuckets = 12
@@ -20,7 +20,7 @@ enum ReportPage {
 
     static func render(_ context: PageContext) throws -> PageResult {
         let id = context.parameters[0]
-        guard context.principal.maySee(session: id), DevicesPage.isSafeId(id), let session = try context.storage.session(id: id) else {
+        guard context.principal.may(.readReport, session: id), DevicesPage.isSafeId(id), let session = try context.storage.session(id: id) else {
             return .page(PageView(title: "No such session", status: 404) { p { "There is no session with that id." } })
         }
         let samples = try context.storage.samples(sessionId: id)
@@ -132,7 +132,7 @@ enum ReportPage {
     /// The staff API's CSV of the report, as the signed-in principal (its roles decide).
     static func csv(_ context: PageContext) throws -> PageResult {
         let id = context.parameters[0]
-        guard context.principal.maySee(session: id), DevicesPage.isSafeId(id) else {
+        guard context.principal.may(.readReport, session: id), DevicesPage.isSafeId(id) else {
             return .page(PageView(title: "No such session", status: 404) { p { "There is no session with that id." } })
         }
         let call = HTTPRequest(
