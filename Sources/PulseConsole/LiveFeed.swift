@@ -23,6 +23,8 @@ final class LiveFeed: Sendable {
         var bySession: [String: [ObjectIdentifier: Subscriber]] = [:]
         var streams: [String: Int] = [:]
         var lastAccessCheck = 0.0
+        /// Device names by id: a device's name never changes after enrollment, so each is read once.
+        var names: [String: String] = [:]
     }
 
     private let state = Mutex(State())
@@ -99,13 +101,19 @@ final class LiveFeed: Sendable {
         }
     }
 
+    private func name(of deviceId: String) throws -> String {
+        if let known = state.withLock({ $0.names[deviceId] }) { return known }
+        let name = try sync.storage.device(id: deviceId)?.name ?? ""
+        state.withLock { $0.names[deviceId] = name }
+        return name
+    }
+
     /// `event: devices` with the rows of `samples` (JSON: every device string is data, set as text by the
     /// script) and the stream count.
     func event(_ samples: [DiagSample], streams: Int, now: Int64) throws -> [UInt8] {
         var rows: [JSONValue] = []
         for sample in samples.sorted(by: { $0.deviceId < $1.deviceId }) where DevicesPage.isSafeId(sample.deviceId) {
-            let device = try sync.storage.device(id: sample.deviceId)
-            rows.append(["id": .string(sample.deviceId), "cells": .array(LiveRow(sample, name: device?.name ?? "").cells.map { .string($0) })])
+            rows.append(["id": .string(sample.deviceId), "cells": .array(LiveRow(sample, name: try name(of: sample.deviceId)).cells.map { .string($0) })])
         }
         let data: JSONValue = ["rows": .array(rows), "streams": .int(streams)]
         return Array("event: devices\ndata: ".utf8) + data.canonicalBytes + [0x0A, 0x0A]
