@@ -24,46 +24,49 @@ enum CompanionDevicesPage {
         let series = Array(Set(sessions.compactMap(\.seriesId))).sorted()
         let recent = try context.storage.recentEnrollments(since: context.now - 60)
         let credentials = try context.storage.credentials().filter { $0.kind != .staffToken }
+        let infos = context.console.catalog.infos(storage: context.storage)
         return PageView(title: "Companion app devices") {
             if let minted { minted.node }
             if context.principal.may(.mintDeviceCode) {
-            section(Attribute("aria-labelledby", "new-code")) {
-                h2(.id("new-code")) { "New device code" }
-                p(.class("muted")) { "A code enrolls one phone, once. It is shown once: copy it or let the phone scan it." }
-                context.form(action: "/console/companion") {
-                    input(.type("hidden"), .name("do"), .value("code"))
-                    div(.class("field")) {
-                        label(.for("code-scope")) { "Session or series" }
-                        select(.id("code-scope"), .name("scope"), .required()) {
-                            for session in sessions { option(.value("session:" + session.id)) { "Session \(session.id)" } }
-                            for id in series { option(.value("series:" + id)) { "Series \(id)" } }
+                section(Attribute("aria-labelledby", "new-code")) {
+                    h2(.id("new-code")) { "New device code" }
+                    p(.class("muted")) { "A code enrolls one phone, once. It is shown once: copy it or let the phone scan it." }
+                    context.form(action: "/console/companion") {
+                        input(.type("hidden"), .name("do"), .value("code"))
+                        div(.class("field")) {
+                            label(.for("code-scope")) { "Session or series" }
+                            select(.id("code-scope"), .name("scope"), .required()) {
+                                for session in sessions {
+                                    option(.value("session:" + session.id)) { "Session: " + (infos[session.id]?.title ?? session.id) }
+                                }
+                                for id in series { option(.value("series:" + id)) { "Series: \(id)" } }
+                            }
                         }
+                        expiryField(id: "code-expiry", default: 86_400)
+                        button(.type("submit")) { "New device code" }
                     }
-                    expiryField(id: "code-expiry", default: 86_400)
-                    button(.type("submit")) { "New device code" }
                 }
-            }
             }
             if context.principal.may(.mintRegistrationToken) {
-            section(Attribute("aria-labelledby", "new-link")) {
-                h2(.id("new-link")) { "New attendee link" }
-                p(.class("muted")) { "A link enrolls attendees' phones for a series, up to its device cap. It is shown once." }
-                context.form(action: "/console/companion") {
-                    input(.type("hidden"), .name("do"), .value("link"))
-                    div(.class("field")) {
-                        label(.for("link-series")) { "Series" }
-                        select(.id("link-series"), .name("series"), .required()) {
-                            for id in series { option(.value(id)) { id } }
+                section(Attribute("aria-labelledby", "new-link")) {
+                    h2(.id("new-link")) { "New attendee link" }
+                    p(.class("muted")) { "A link enrolls attendees' phones for a series, up to its device cap. It is shown once." }
+                    context.form(action: "/console/companion") {
+                        input(.type("hidden"), .name("do"), .value("link"))
+                        div(.class("field")) {
+                            label(.for("link-series")) { "Series" }
+                            select(.id("link-series"), .name("series"), .required()) {
+                                for id in series { option(.value(id)) { id } }
+                            }
                         }
+                        div(.class("field")) {
+                            label(.for("link-cap")) { "Device cap" }
+                            input(.type("number"), .id("link-cap"), .name("cap"), Attribute("min", "1"), Attribute("max", "10000000"), Attribute("inputmode", "numeric"))
+                        }
+                        expiryField(id: "link-expiry", default: 3 * 86_400)
+                        button(.type("submit")) { "New attendee link" }
                     }
-                    div(.class("field")) {
-                        label(.for("link-cap")) { "Device cap" }
-                        input(.type("number"), .id("link-cap"), .name("cap"), Attribute("min", "1"), Attribute("max", "10000000"), Attribute("inputmode", "numeric"))
-                    }
-                    expiryField(id: "link-expiry", default: 3 * 86_400)
-                    button(.type("submit")) { "New attendee link" }
                 }
-            }
             }
             section(Attribute("aria-labelledby", "codes")) {
                 h2(.id("codes")) { "Codes and links" }
