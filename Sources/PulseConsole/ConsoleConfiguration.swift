@@ -1,3 +1,4 @@
+import PulseCore
 import PulseServerStorage
 
 /// What an operator may tune about the console; the defaults are the decisions of docs/console.md.
@@ -16,4 +17,11 @@ public struct ConsoleConfiguration: Sendable {
     public var signInLimit = RateLimit(rate: 1.0 / 6, burst: 10)
 
     public init() {}
+
+    /// `text` as a public URL (`--public-url`): `http(s)://host[:port]` with an optional plain path, without a
+    /// trailing `/`; nil when it is not one. The enrollment link's own check (`EnrollmentLink.server`), so
+    /// every accepted URL can be the server of a link: no query, fragment, user info, spaces or odd path.
+    public static func publicURL(parsing text: String) -> String? {
+        try? EnrollmentLink.server(text)
+    }
 }

@@ -1,7 +1,6 @@
 import Foundation
 import PulseCommandLine
 import struct PulseConsole.ConsoleConfiguration
-import PulseCore
 import PulseServer
 import PulseHTTPServer
 import PulseMetrics
@@ -22,12 +21,9 @@ enum ServeCommand {
         "trusted-proxy", "<cidr>", help: "A proxy whose X-Forwarded-For is believed, e.g. 10.0.0.5 or 10.0.0.0/24; may be repeated."
     ) { text in try IPNetwork(parsing: text) }
     static let publicURL = Option.value(
-        "public-url", "<url>",
-        help: "The address phones and browsers reach this server at, e.g. https://sync.example.net: the console's enrollment links "
-            + "and its own origin (default: the request's Host, for links only from a trusted proxy or loopback)."
-    ) { text in
-        do { return try EnrollmentLink.server(text) } catch { throw UsageError("--public-url \(text): \(error)") }
-    }
+        "public-url", "<url>", help: "The address browsers and phones reach this server at, e.g. https://sync.example.org: the console's own origin "
+            + "and its enrollment links (default: the request's Host).",
+        mustBe: "an http or https URL like https://sync.example.org", parse: { ConsoleConfiguration.publicURL(parsing: $0) })
     static let accessLog = Option.value("access-log", "<path>", help: "Access log file, '-' for standard output (default), 'off' for none.")
     static let logFormat = Option.value(
         "log-format", "<text|json>", help: "The access log's and standard error's lines: text (default) or json (one OpenTelemetry-named object per line).",

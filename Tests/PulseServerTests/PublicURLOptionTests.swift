@@ -4,15 +4,14 @@ import Testing
 @Suite struct PublicURLOptionTests {
     @Test func helpNamesItAndABadURLIsAUsageError() {
         #expect(CLI.run(["serve", "--help"]).text.contains("--public-url <url>"))
-        for (url, reason) in [
-            ("sync.example.net", "must start with https:// or http://"),
-            ("https://user@sync.example.net", "host"),
-            ("https://sync.example.net/?a=1", "path"),
-            ("https://sync.example.net:70000", "port"),
+        // What an enrollment link could not carry is refused at start (EnrollmentLink.server).
+        for url in [
+            "sync.example.net", "https://user@sync.example.net", "https://sync.example.net/?a=1", "https://sync.example.net:70000",
+            "https://sync.example.net/a%2F", "https://sync.example.net/../x",
         ] {
             let bad = CLI.run(["serve", "--data", "/tmp/pulse-no-such-folder", "--public-url", url])
             #expect(bad.code == 64, "\(url)")
-            #expect(bad.err.first?.contains("--public-url \(url): ") == true && bad.err.first?.contains(reason) == true, "\(bad.err)")
+            #expect(bad.err.first?.contains("--public-url") == true, "\(bad.err)")
         }
     }
 }
