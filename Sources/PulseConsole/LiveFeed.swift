@@ -46,9 +46,14 @@ final class LiveFeed: Sendable {
         let stream = HTTPEventStream(heartbeat: Array(":\n".utf8), maxPendingBytes: 256 << 10) { [weak self] stream, _ in
             self?.remove(stream, session: id)
         }
-        let first = try sync.storage.latestSamples(sessionId: id, since: since)
-        let streams = sync.hub.streamCount(session: id)
+        // Watch first, then read: a sample stored in between comes twice (the same row), never not at all.
         sync.liveSamples.watch(session: id)
+        let first: [DiagSample]
+        do { first = try sync.storage.latestSamples(sessionId: id, since: since) } catch {
+            sync.liveSamples.unwatch(session: id)
+            throw error
+        }
+        let streams = sync.hub.streamCount(session: id)
         state.withLock { state in
             state.bySession[id, default: [:]][ObjectIdentifier(stream)] = Subscriber(stream: stream, consoleSession: consoleSession, tokenHash: tokenHash)
             state.streams[id] = streams
