@@ -12,6 +12,9 @@ enum LivePage {
     static let indexPage = ConsolePage(path: "live", nav: "Live view", allowed: { $0.may(.readLiveDevices) }, get: index)
     static let page = ConsolePage(path: "sessions/*/live", allowed: { $0.may(.readLiveDevices) }, get: render)
     static let eventsPage = ConsolePage(path: "sessions/*/live/events", allowed: { $0.may(.readLiveDevices) }, get: events)
+    /// Rows in the table at most, the most recently seen first (the script adds no more than this either): a
+    /// room of 10,000 is a count and the report, not a table to read.
+    static let maxRows = 200
 
     static func index(_ context: PageContext) throws -> PageResult {
         let sessions = try context.storage.sessions().filter { context.principal.maySee(session: $0.id) }
@@ -37,12 +40,18 @@ enum LivePage {
         }
         let window = context.sync.configuration.liveWindow
         let samples = try context.storage.latestSamples(sessionId: id, since: context.now - window)
-            .filter { DevicesPage.isSafeId($0.deviceId) }.sorted { $0.deviceId < $1.deviceId }
+            .filter { DevicesPage.isSafeId($0.deviceId) }
+            .sorted { $0.receivedAt != $1.receivedAt ? $0.receivedAt > $1.receivedAt : $0.deviceId < $1.deviceId }
         // One read of the devices for their names, not one per row (10,000 devices in a room).
         let names = samples.isEmpty ? [:] : Dictionary(try context.storage.devices().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
-        let rows = samples.map { sample in (sample.deviceId, LiveRow(sample, name: names[sample.deviceId] ?? "")) }
+        let rows = samples.prefix(maxRows).map { sample in (sample.deviceId, LiveRow(sample, name: names[sample.deviceId] ?? "")) }
         let streams = context.sync.hub.streamCount(session: id)
-        return .page(PageView(title: "Live view: \(id)", events: "/console/sessions/\(id)/live/events?since=\(context.now)") {
+        return .page(view(session: id, rows: rows, total: samples.count, streams: streams, window: window, now: context.now))
+    }
+
+    /// The page of session `id` with `rows` (device id, row): pure, so the bench renders it without storage.
+    static func view(session id: String, rows: [(String, LiveRow)], total: Int, streams: Int, window: Int64, now: Int64) -> PageView {
+        PageView(title: "Live view: \(id)", events: "/console/sessions/\(id)/live/events?since=\(now)") {
             p {
                 "Open event streams: "
                 strong(.id("live-streams")) { "\(streams)" }
@@ -52,13 +61,16 @@ enum LivePage {
             p(.id("live-announce"), .class("muted"), Attribute("aria-live", "polite")) {
                 "Devices with a sample in the last \(window) seconds; new samples appear here as they arrive."
             }
+            if total > rows.count {
+                p(.class("muted")) { "Showing the \(rows.count) most recently seen of \(total) devices; the report has them all." }
+            }
             div(.class("table-wrap")) {
                 table(.id("live-table")) {
                     caption { "Devices in the room" }
                     thead {
                         tr { for header in LiveRow.headers { th(.scope("col")) { header } } }
                     }
-                    tbody(.id("live-rows")) {
+                    tbody(.id("live-rows"), Attribute("data-max-rows", "\(maxRows)")) {
                         for (deviceId, row) in rows {
                             tr(.id("device-" + deviceId)) {
                                 th(.scope("row")) { bdi { row.cells[0] } }
@@ -70,7 +82,7 @@ enum LivePage {
                     }
                 }
             }
-        })
+        }
     }
 
     static func events(_ context: PageContext) throws -> PageResult {

@@ -101,6 +101,7 @@ enum Script {
       (data.rows || []).forEach(function (row) {
         if (typeof row.id !== "string" || !Array.isArray(row.cells)) return;
         var tr = document.getElementById("device-" + row.id);
+        if (!tr && liveRows.children.length >= (parseInt(liveRows.getAttribute("data-max-rows"), 10) || 200)) return;
         if (!tr) {
           tr = document.createElement("tr");
           tr.id = "device-" + row.id;
