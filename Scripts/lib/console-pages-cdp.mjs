@@ -62,6 +62,14 @@ for (const [name, path] of [["companion", "/console/companion"], ["devices", "/c
                             ["report", "/console/sessions/keynote/report"], ["audit", "/console/audit"]]) {
   await load(base + path);
   pages[name] = { title: await value("document.title"), h1: await value("(document.querySelector('h1') || {}).textContent || null") };
+  if (name === "live") {
+    // The shell posts a diag sample with an RTT of 123 ms every second: the row must change without a reload.
+    const rows = "(document.getElementById('live-rows') || {}).textContent || ''";
+    pages[name].before = (await value(rows)).includes("123 ms");
+    writeFileSync(`${process.env.LIVE_MARKER}`, "open\n");
+    pages[name].updated = await until(async () => (await value(rows)).includes("123 ms"), 10000);
+    pages[name].announce = await value("(document.getElementById('live-announce') || {}).textContent || null");
+  }
   await shoot(name);
 }
 console.log(JSON.stringify({ minted, pages, errors }));
