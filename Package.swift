@@ -70,7 +70,7 @@ let package = Package(
         target("PulseSyncAPI", ["PulseServerStorage", "PulseHTTPServer", "PulseOrigin", "PulseCore", "PulseCrypto"]),  // the device routes; what responders share
         target("PulseStaffAPI", ["PulseSyncAPI", "PulseServerStorage", "PulseHTTPServer", "PulseCore"]),  // /api/staff/…
         // /console/…: the staff console's server-rendered pages (sign-in, CSRF, its assets and event stream).
-        target("PulseConsole", ["PulseStaffAPI", "PulseSyncAPI", "PulseServerStorage", "PulseHTTPServer", "PulseHTML", "PulseCore", "PulseCrypto"]),
+        target("PulseConsole", ["PulseStaffAPI", "PulseSyncAPI", "PulseServerStorage", "PulseHTTPServer", "PulseHTML", "PulseQR", "PulseCore", "PulseCrypto"]),
         target("PulseServer", [
             "PulseServerStorage", "PulseSyncAPI", "PulseStaffAPI", "PulseConsole", "PulseSQLite", "PulsePostgres", "PulseCore", "PulseCrypto", "PulseStore",
             "PulseAge", "PulseHTTPServer", "PulseOrigin", "PulseSystem",
@@ -85,7 +85,7 @@ let package = Package(
         target("PulseConformance", ["PulseDevice", "PulseCrypto", "PulseCore", "PulseSystem"]),
         // The command lines, one module per tool (restic's cmd/ apart from internal/): options, help, output.
         target("PulseServerCLI", [
-            "PulseServer", "PulseServerBackup", "PulseServerStorage", "PulseSyncAPI", "PulseStaffAPI", "PulseConsole", "PulseAge", "PulseCore", "PulseHTTPServer", "PulseOrigin", "PulsePostgres",
+            "PulseServer", "PulseConsole", "PulseServerBackup", "PulseServerStorage", "PulseSyncAPI", "PulseStaffAPI", "PulseAge", "PulseCore", "PulseHTTPServer", "PulseOrigin", "PulsePostgres",
             "PulseCommandLine", "PulseLog", "PulseSystem", "PulseMetrics", "PulseObservability", "PulseServerMetrics",
         ]),
         target("PulseConformanceCLI", ["PulseConformance", "PulseDevice", "PulseCore", "PulseCommandLine"]),
@@ -111,7 +111,7 @@ let package = Package(
         testTarget("PulseCoreTests", ["PulseCore"]),
         testTarget("PulseCommandLineTests", ["PulseCommandLine", "PulseCore"]),
         testTarget("PulseHTMLTests", ["PulseHTML"]),
-        testTarget("PulseQRTests", ["PulseQR", "PulseHTML"]),
+        testTarget("PulseQRTests", ["PulseQR", "PulseHTML", "PulseCore"]),
         testTarget("PulseMetricsTests", ["PulseMetrics"]),
         testTarget("PulseLogTests", ["PulseLog", "PulseCore", "PulseHTTPServer"]),
         testTarget("PulseAgeTests", ["PulseAge", "PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine", "PulsePack", "PulsePackCLI", "SyncTestSupport"]),

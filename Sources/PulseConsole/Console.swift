@@ -29,6 +29,8 @@ public final class Console: HTTPResponder {
     let actions: WorkQueue
     let pages: [ConsolePage]
     let feed: ClickerFeed
+    /// The live view's streams (LiveFeed.swift, the `pages` branch).
+    let liveFeed: LiveFeed
 
     /// The request headers the console reads (`HTTPServer.Configuration.requestHeaders` must hold them).
     public static let requestHeaders = ["cookie", "origin", "referer", "host", "x-forwarded-proto", "x-csrf-token", "sec-fetch-site", "content-type"]
@@ -41,9 +43,11 @@ public final class Console: HTTPResponder {
         self.sessions = sessions
         actions = WorkQueue(threads: 2, maxQueued: 256, name: "console-action")
         pages = ConsolePages.all
-        feed = ClickerFeed(sync: sync) { id, hash in
+        let isStillSignedIn: @Sendable (String, [UInt8]) -> Bool = { id, hash in
             sessions.isLive(id, now: sync.clock()) && ((try? staff.principal(tokenHash: hash, now: sync.seconds(sync.clock()))) ?? nil) != nil
         }
+        feed = ClickerFeed(sync: sync, isStillSignedIn: isStillSignedIn)
+        liveFeed = LiveFeed(sync: sync, isStillSignedIn: isStillSignedIn)
     }
 
     /// Ends the action threads, letting queued actions finish (the server stops).
@@ -94,6 +98,8 @@ public final class Console: HTTPResponder {
             return signOut(request)
         case "present" where segments.count == 1:
             return isRead(request) ? presentPage() : methodNotAllowed("GET")
+        case "enroll" where segments.count == 1:
+            return isRead(request) ? enrollPage() : methodNotAllowed("GET")
         case "assets":
             return message(404, "Not found", "There is no such asset.")
         default:

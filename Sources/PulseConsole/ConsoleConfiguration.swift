@@ -1,3 +1,4 @@
+import PulseCore
 import PulseServerStorage
 
 /// What an operator may tune about the console; the defaults are the decisions of docs/console.md.
@@ -17,14 +18,10 @@ public struct ConsoleConfiguration: Sendable {
 
     public init() {}
 
-    /// `text` as a public URL (`--public-url`): `http(s)://host[:port]` with an optional path, without a
-    /// trailing `/`; nil when it is not one (no query, fragment, user info or spaces).
+    /// `text` as a public URL (`--public-url`): `http(s)://host[:port]` with an optional plain path, without a
+    /// trailing `/`; nil when it is not one. The enrollment link's own check (`EnrollmentLink.server`), so
+    /// every accepted URL can be the server of a link: no query, fragment, user info, spaces or odd path.
     public static func publicURL(parsing text: String) -> String? {
-        guard text.utf8.count <= 2048, RequestFacts.origin(of: text) != nil,
-              !text.contains("?"), !text.contains("#"), !text.contains("@"), !text.contains(" ")
-        else { return nil }
-        var url = text
-        while url.hasSuffix("/") { url.removeLast() }
-        return url
+        try? EnrollmentLink.server(text)
     }
 }

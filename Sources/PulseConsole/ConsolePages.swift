@@ -7,6 +7,15 @@ enum ConsolePages {
         SessionPage.page,
         SessionPage.advancePage,
         SessionPage.eventsPage,
-        // Companion app devices, Devices, Report, Audit, Live view: the `pages` branch adds them here.
+        // The `pages` branch's pages (each in its own file).
+        CompanionDevicesPage.page,
+        DevicesPage.page,
+        DevicesPage.confirmPage,
+        LivePage.indexPage,
+        LivePage.page,
+        LivePage.eventsPage,
+        ReportPage.page,
+        ReportPage.csvPage,
+        AuditPage.page,
     ]
 }

@@ -90,6 +90,45 @@ enum Script {
     });
     stream.addEventListener("ended", function () { stream.close(); say("Signed out: reload the page to sign in again."); });
   }
+
+  // The live view (pages branch): "devices" events carry only the rows that changed, as text.
+  var liveRows = document.getElementById("live-rows");
+  if (liveRows && typeof stream !== "undefined" && stream) {
+    stream.addEventListener("devices", function (event) {
+      var data;
+      try { data = JSON.parse(event.data); } catch (error) { return; }
+      var joined = 0;
+      (data.rows || []).forEach(function (row) {
+        if (typeof row.id !== "string" || !Array.isArray(row.cells)) return;
+        var tr = document.getElementById("device-" + row.id);
+        if (!tr && liveRows.children.length >= (parseInt(liveRows.getAttribute("data-max-rows"), 10) || 200)) return;
+        if (!tr) {
+          tr = document.createElement("tr");
+          tr.id = "device-" + row.id;
+          for (var i = 0; i < 7; i++) {
+            var cell = document.createElement(i === 0 ? "th" : "td");
+            if (i === 0) cell.setAttribute("scope", "row");
+            if (i < 3) cell.appendChild(document.createElement("bdi"));
+            tr.appendChild(cell);
+          }
+          liveRows.appendChild(tr);
+          joined += 1;
+        }
+        row.cells.forEach(function (text, index) {
+          var cell = tr.children[index];
+          if (!cell) return;
+          var target = cell.firstElementChild || cell;
+          if (target.textContent !== String(text)) target.textContent = String(text);
+        });
+      });
+      if (typeof data.streams === "number") {
+        var streams = document.getElementById("live-streams");
+        if (streams && streams.textContent !== String(data.streams)) streams.textContent = String(data.streams);
+      }
+      var note = document.getElementById("live-announce");
+      if (note && joined > 0) note.textContent = joined === 1 ? "1 more device in the room." : joined + " more devices in the room.";
+    });
+  }
 })();
 """#
 }

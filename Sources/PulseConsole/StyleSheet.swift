@@ -114,5 +114,22 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
   .clicker button.next { min-height: 120px; }
 }
 @media (prefers-reduced-motion: no-preference) { button { transition: filter 0.1s; } button:active { filter: brightness(0.9); } }
+
+/* ---- pages branch: companion devices, devices, live view, report, audit ---- */
+.minted { border: 3px solid var(--accent); border-radius: 14px; padding: 1rem 1.25rem; margin: 1rem 0 1.5rem; }
+.minted .secret { font-size: 1.5rem; font-weight: 700; word-break: break-all; user-select: all; }
+.qr { margin: 1rem 0; }
+.qr svg { display: block; width: 100%; max-width: 20rem; height: auto; }
+a.button { display: inline-block; min-height: 48px; padding: 0.6rem 1.1rem; border-radius: 10px; font-weight: 700;
+  text-decoration: none; background: var(--accent); color: var(--accent-fg); }
+a.button.danger { background: var(--danger); color: var(--danger-fg); }
+.report-pair { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); gap: 1.25rem; align-items: start; }
+.chart { margin: 0; }
+.bar-chart { width: 100%; height: auto; color: var(--fg); font-size: 15px; }
+.pager { display: flex; gap: 1rem; flex-wrap: wrap; margin: 1rem 0; }
+@media (max-width: 40rem) {
+  .report-pair { grid-template-columns: 1fr; }
+  .minted .secret { font-size: 1.2rem; }
+}
 """#
 }

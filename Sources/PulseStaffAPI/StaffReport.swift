@@ -12,27 +12,28 @@ import PulseServerStorage
 /// | `firstSeen`, `lastSeen` | the server's clock at its first and last sample (UTC) |
 /// | `rttMsMedian`, `downlinkKbpsMedian` | medians of the samples that had them (empty: none had) |
 /// | `effectiveType` | the newest sample's, if any |
-struct StaffReport {
-    struct Row {
-        var deviceId: String
-        var name: String
-        var platform: String
-        var builds: [String] = []
-        var samples = 0
-        var offline = 0
-        var firstSeen: Int64
-        var lastSeen: Int64
-        var rtts: [Double] = []
-        var downlinks: [Double] = []
-        var effectiveType: String?
+public struct StaffReport: Sendable {
+    /// One device of the report (the console's report page reads these).
+    public struct Row: Sendable {
+        public var deviceId: String
+        public var name: String
+        public var platform: String
+        public var builds: [String] = []
+        public var samples = 0
+        public var offline = 0
+        public var firstSeen: Int64
+        public var lastSeen: Int64
+        public var rtts: [Double] = []
+        public var downlinks: [Double] = []
+        public var effectiveType: String?
     }
 
-    let session: SessionRecord
-    let rows: [Row]
-    let generatedAt: Int64
-    let sampleCount: Int
+    public let session: SessionRecord
+    public let rows: [Row]
+    public let generatedAt: Int64
+    public let sampleCount: Int
 
-    init(session: SessionRecord, samples: [DiagSample], devices: [DeviceRecord], generatedAt: Int64) {
+    public init(session: SessionRecord, samples: [DiagSample], devices: [DeviceRecord], generatedAt: Int64) {
         self.session = session
         self.generatedAt = generatedAt
         sampleCount = samples.count
@@ -67,7 +68,7 @@ struct StaffReport {
         }
     }
 
-    static func median(_ values: [Double]) -> Double? {
+    public static func median(_ values: [Double]) -> Double? {
         guard !values.isEmpty else { return nil }
         let sorted = values.sorted()
         let middle = sorted.count / 2

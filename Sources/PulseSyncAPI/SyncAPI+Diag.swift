@@ -20,6 +20,7 @@ extension SyncAPI {
             guard try storage.recordSignedRequest(replayKey: replayKey, expiresAt: expiresAt, sample: sample, at: now) else {
                 return HTTPResponse(answers.notFound, "no:replay")
             }
+            liveSamples.note(sample)
             return HTTPResponse(status: 204, headers: [Self.noStore], note: "diag")
         }
     }

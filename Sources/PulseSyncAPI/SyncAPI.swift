@@ -28,6 +28,8 @@ public final class SyncAPI: HTTPResponder {
     public let hub: EventHub
     /// Which devices hold which slides' keys (the console's clicker).
     public let keyHolders = KeyHolders()
+    /// The diag samples stored since the console's live view last looked (`LiveSamples`).
+    public let liveSamples = LiveSamples()
     let writes: WorkQueue
     let origin: (any HTTPResponder)?
     let accessLog: AccessLog?

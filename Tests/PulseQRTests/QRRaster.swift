@@ -66,11 +66,12 @@ struct RasterError: Error, CustomStringConvertible {
 
 /// `zbarimg` (Debian zbar-tools, installed by Scripts/bootstrap) on one image: what it read.
 enum ZBar {
-    static func decode(_ image: Data) throws -> String {
+    /// `name` gives the image's format by its extension (`code.pgm`, `code.png`).
+    static func decode(_ image: Data, name: String = "code.pgm") throws -> String {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pulse-qr-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let file = folder.appendingPathComponent("code.pgm")
+        let file = folder.appendingPathComponent(name)
         try image.write(to: file)
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/zbarimg") else {
             throw RasterError("zbarimg is missing: run Scripts/bootstrap (Debian zbar-tools)")

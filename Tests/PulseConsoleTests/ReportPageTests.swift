@@ -1,0 +1,43 @@
+import Foundation
+import PulseCore
+import PulseServerStorage
+import Testing
+
+/// The report: four charts with their tables, hostile strings as text in the page and guarded in the CSV.
+@Suite struct ReportPageTests {
+    @Test func chartsHaveTitlesDescriptionsAndTablesAndHostileStringsAreText() throws {
+        let harness = try PagesHarness()
+        let hostile = try harness.enroll(.session("keynote"), name: PagesHarness.hostileName)
+        let calm = try harness.enroll(.session("keynote"), name: "=cmd|' /C calc'!A0")
+        #expect(try harness.diag(hostile, session: "keynote", build: PagesHarness.hostileBuild, rtt: 40) == 204)
+        #expect(try harness.diag(hostile, session: "keynote", build: PagesHarness.hostileBuild, rtt: 60, online: false) == 204)
+        #expect(try harness.diag(calm, session: "keynote", build: "2.1.0", rtt: 250) == 204)
+
+        let page = try harness.get("/console/sessions/keynote/report")
+        #expect(page.status == 200, "\(page.text)")
+        let text = page.text
+        #expect(text.contains("2 devices, 3 samples"))
+        for title in ["Devices over time", "RTT distribution", "App builds", "Offline share"] {
+            #expect(text.contains("<title>\(title)</title>"), "\(title)")
+            #expect(text.contains("<caption>\(title)</caption>"), "\(title)")
+        }
+        #expect(text.components(separatedBy: #"role="img""#).count - 1 == 4)
+        #expect(text.components(separatedBy: "<desc>").count - 1 == 4)
+        #expect(text.contains("<desc>1 of 3 samples (33 %) said the device was offline.</desc>"))
+        // RTT: the hostile phone's median is 50 ms, the other's 250 ms.
+        #expect(text.contains(#"<th scope="row"><bdi>50–99 ms</bdi></th><td class="num">1</td>"#))
+        #expect(text.contains(#"<th scope="row"><bdi>200–499 ms</bdi></th><td class="num">1</td>"#))
+        #expect(!text.contains(PagesHarness.hostileName) && !text.contains("<script>alert"))
+        #expect(text.contains("&lt;img src=x onerror=alert(1)&gt;"))
+        #expect(text.contains(#"href="/console/sessions/keynote/report/csv""#) && text.contains("Download CSV"))
+
+        let csv = try harness.get("/console/sessions/keynote/report/csv")
+        #expect(csv.status == 200)
+        #expect(csv.header("content-type") == "text/csv; charset=utf-8")
+        #expect(csv.header("content-security-policy")?.contains("default-src 'none'") == true)
+        #expect(csv.text.hasPrefix("deviceId,name,platform,build"))
+        #expect(csv.text.contains("\"'=cmd|' /C calc'!A0\""), "\(csv.text)")
+        #expect(csv.text.contains(PagesHarness.hostileName))  // text in a CSV, not markup: what the device sent
+        #expect(try harness.get("/console/sessions/nope/report").status == 404)
+    }
+}
