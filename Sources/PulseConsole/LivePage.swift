@@ -18,14 +18,17 @@ enum LivePage {
 
     static func index(_ context: PageContext) throws -> PageResult {
         let sessions = try context.storage.sessions().filter { context.principal.maySee(session: $0.id) }
+        let infos = context.console.catalog.infos(storage: context.storage)
         return .page(PageView(title: "Live view") {
             ul {
                 for session in sessions where DevicesPage.isSafeId(session.id) {
+                    let title = infos[session.id]?.title ?? session.id
                     li {
-                        a(.href("/console/sessions/\(session.id)/live")) { bdi { session.id } }
-                        " · "
+                        a(.href("/console/sessions/\(session.id)/live")) { bdi { title } }
                         if context.principal.may(.readReport, session: session.id) {
-                            a(.href("/console/sessions/\(session.id)/report")) { "Report" }
+                            " · "
+                            // "Report" alone, once per session, would be one name for many links to a screen reader.
+                            a(.href("/console/sessions/\(session.id)/report"), Attribute("aria-label", "Report of \(title)")) { "Report" }
                         }
                     }
                 }

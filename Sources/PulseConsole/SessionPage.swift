@@ -33,6 +33,17 @@ enum SessionPage {
                 " · "
                 code { id }
             }
+            if principal.may(.readLiveDevices, session: id) || principal.may(.readReport, session: id) {
+                p(.class("actions")) {
+                    // Named for the session: the navigation's "Live view" is the list of all.
+                    if principal.may(.readLiveDevices, session: id) {
+                        a(.href(base + "/live"), Attribute("aria-label", "Live view of \(info?.title ?? id)")) { "Live view" }
+                    }
+                    if principal.may(.readReport, session: id) {
+                        a(.href(base + "/report"), Attribute("aria-label", "Report of \(info?.title ?? id)")) { "Report" }
+                    }
+                }
+            }
             section(.class("clicker"), Attribute("aria-labelledby", "clicker-heading")) {
                 h2(.id("clicker-heading")) { "Clicker" }
                 p { "State: "; strong(.id("state-text")) { clicker.stateText } }
