@@ -114,40 +114,46 @@ let package = Package(
         testTarget("PulseQRTests", ["PulseQR", "PulseHTML", "PulseCore"]),
         testTarget("PulseMetricsTests", ["PulseMetrics"]),
         testTarget("PulseLogTests", ["PulseLog", "PulseCore", "PulseHTTPServer"]),
-        testTarget("PulseAgeTests", ["PulseAge", "PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine", "PulsePack", "PulsePackCLI", "SyncTestSupport"]),
-        testTarget("PulseOpsTests", ["PulseOps", "PulseOpsCLI", "PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine"]),
+        testTarget("PulseAgeTests", ["PulseAge", "PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine", "PulsePack", "PulsePackCLI", "PulseTestSupport", "SyncTestSupport"]),
+        testTarget("PulseOpsTests", ["PulseOps", "PulseOpsCLI", "PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine", "PulseTestSupport"]),
         testTarget("PulseSystemTests", ["PulseSystem", "PulseSystemTesting"]),
         testTarget("PulseStoreTests", ["PulseStore", "PulseCore", "PulseCrypto"]),
         testTarget("PulseImageTests", ["PulseImage"]),
         testTarget("PulseHTTPServerTests", ["PulseHTTPServer", "PulseSystem", "PulseSystemTesting"]),
-        testTarget("PulseOriginTests", ["PulseOrigin", "PulseOriginCLI", "PulseHTTPServer", "PulseLog", "PulseCrypto", "PulseCommandLine", "PulseSystem", "PulseSystemTesting"]),
+        testTarget("PulseOriginTests", ["PulseOrigin", "PulseOriginCLI", "PulseHTTPServer", "PulseLog", "PulseCrypto", "PulseCommandLine", "PulseSystem", "PulseSystemTesting", "PulseTestSupport"]),
         testTarget("PulseSQLiteTests", ["PulseSQLite"]),
         testTarget("PulsePostgresTests", ["PulsePostgres", "PulsePostgresTesting"]),
         testTarget("PulseServerTests", [
             "PulseServer", "PulseServerBackup", "PulseServerCLI", "PulseServerStorage", "PulseSyncAPI", "PulseStaffAPI", "PulseSQLite", "PulseCore", "PulseCrypto", "PulseAge",
-            "PulseCommandLine", "PulsePack", "PulseStore", "PulseHTTPServer", "PulsePostgres", "PulsePostgresTesting", "PulseSystem", "PulseSystemTesting", "SyncTestSupport",
+            "PulseCommandLine", "PulsePack", "PulseStore", "PulseHTTPServer", "PulsePostgres", "PulsePostgresTesting", "PulseSystem", "PulseSystemTesting", "PulseTestSupport", "SyncTestSupport",
             "PulseLog", "PulseMetrics", "PulseObservability", "PulseServerMetrics",
         ]),
-        testTarget("PulsePDFTests", ["PulsePDF", "PulseCrypto"]),
-        testTarget("PulsePackTests", ["PulsePack", "PulsePackCLI", "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseAge", "PulseCommandLine"]),
+        testTarget("PulsePDFTests", ["PulsePDF", "PulseCrypto", "PulseTestSupport"]),
+        testTarget("PulsePackTests", ["PulsePack", "PulsePackCLI", "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseAge", "PulseCommandLine", "PulseTestSupport"]),
         // What only tests ask of PulseSystem (RawHTTPConnection's non-blocking send, read-until-quiet, closed-now;
         // a service manager's notification socket).
         .target(name: "PulseSystemTesting", dependencies: ["PulseSystem"], path: "Tests/PulseSystemTesting", swiftSettings: swiftSettings),
+        // The one temporary folder (removed when released) and the one package folder written part by part for
+        // the tests of what reads a package (push and gc, the origin, import); no server in it, so the PDF and
+        // packager tests use it too.
+        .target(
+            name: "PulseTestSupport", dependencies: ["PulseCore", "PulseCrypto", "PulseStore", "PulseAge"], path: "Tests/PulseTestSupport",
+            swiftSettings: swiftSettings),
         // pulse-server and pulse-origin in process with the samples built, and the broken servers' responder wrapper.
         .target(
             name: "SyncTestSupport",
-            dependencies: ["PulseServer", "PulseServerCLI", "PulseServerStorage", "PulseSyncAPI", "PulseCommandLine", "PulsePack", "PulseOrigin", "PulseHTTPServer"],
+            dependencies: ["PulseTestSupport", "PulseServer", "PulseServerCLI", "PulseServerStorage", "PulseSyncAPI", "PulseCommandLine", "PulsePack", "PulseOrigin", "PulseHTTPServer"],
             path: "Tests/SyncTestSupport", swiftSettings: swiftSettings),
         testTarget("PulseConsoleTests", [
             "PulseConsole", "PulseHTML", "PulseServer", "PulseServerStorage", "PulseSyncAPI", "PulseStaffAPI", "PulseHTTPServer", "PulseCrypto", "PulseCore",
             "PulseSystem", "PulseSystemTesting", "SyncTestSupport",
         ]),
         testTarget("PulseDeviceTests", [
-            "PulseDevice", "PulseDeviceCLI", "SyncTestSupport", "PulseServer", "PulseServerStorage", "PulseSyncAPI", "PulseHTTPServer", "PulseCrypto", "PulseCore",
+            "PulseDevice", "PulseDeviceCLI", "PulseTestSupport", "SyncTestSupport", "PulseServer", "PulseServerStorage", "PulseSyncAPI", "PulseHTTPServer", "PulseCrypto", "PulseCore",
             "PulseStore", "PulseCommandLine",
         ]),
         testTarget("PulseConformanceTests", [
-            "PulseConformance", "PulseConformanceCLI", "PulseCommandLine", "PulseDevice", "SyncTestSupport", "PulseServer", "PulseServerStorage", "PulseSyncAPI",
+            "PulseConformance", "PulseConformanceCLI", "PulseCommandLine", "PulseDevice", "PulseTestSupport", "SyncTestSupport", "PulseServer", "PulseServerStorage", "PulseSyncAPI",
             "PulseHTTPServer", "PulseCrypto", "PulseCore", "PulseSystem",
         ]),
     ],

@@ -1,4 +1,5 @@
 import Foundation
+import PulseTestSupport
 import SyncTestSupport
 import Testing
 @testable import PulseAge

@@ -1,6 +1,7 @@
 import Foundation
 import PulseCommandLine
 import PulseCore
+import PulseTestSupport
 import SyncTestSupport
 import Testing
 @testable import PulseAge

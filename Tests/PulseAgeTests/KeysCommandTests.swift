@@ -2,6 +2,7 @@ import Foundation
 import PulseCommandLine
 import PulseCore
 import PulseStore
+import PulseTestSupport
 import SyncTestSupport
 import Synchronization
 import Testing

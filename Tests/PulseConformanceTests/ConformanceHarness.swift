@@ -4,6 +4,7 @@ import PulseHTTPServer
 import PulseServer
 import PulseServerStorage
 import PulseSyncAPI
+import PulseTestSupport
 import SyncTestSupport
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import PulseCore
 import PulseServer
 import PulseServerStorage
+import PulseTestSupport
 import SyncTestSupport
 import Synchronization
 import Testing

@@ -3,6 +3,7 @@ import PulseCore
 import PulseCrypto
 import PulseServer
 import PulseServerStorage
+import PulseTestSupport
 import SyncTestSupport
 import Testing
 @testable import PulseDevice

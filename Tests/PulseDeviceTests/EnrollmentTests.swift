@@ -4,6 +4,7 @@ import PulseCrypto
 import PulseHTTPServer
 import PulseServer
 import PulseServerStorage
+import PulseTestSupport
 import SyncTestSupport
 import Testing
 @testable import PulseDevice

@@ -3,6 +3,7 @@ import PulseCore
 import PulseHTTPServer
 import PulseServer
 import PulseServerStorage
+import PulseTestSupport
 import SyncTestSupport
 import Testing
 @testable import PulseDevice

@@ -1,6 +1,7 @@
 import Foundation
 import PulseHTTPServer
 import Synchronization
+import PulseTestSupport
 import SyncTestSupport
 import Testing
 @testable import PulseDevice

@@ -1,6 +1,7 @@
 import Foundation
 import PulseServer
 import PulseServerStorage
+import PulseTestSupport
 import SyncTestSupport
 import Testing
 @testable import PulseDevice

@@ -1,6 +1,7 @@
 import Foundation
 import PulseStore
 import Synchronization
+import PulseTestSupport
 import Testing
 @testable import PulseOps
 @testable import PulseOpsCLI
@@ -11,14 +12,13 @@ import Testing
     static let slides = ["fault slide 1", "fault slide 2"]
 
     func publishedPackage() throws -> TestPackage {
-        let package = TestPackage()
+        let package = try TestPackage()
         try package.publish(slides: Self.slides)
         return package
     }
 
     @Test func unreachableEndpoint() throws {
         let package = try publishedPackage()
-        defer { package.cleanUp() }
         let result = runCLI(PushCommand.make, [package.root.path, "--to", "s3://bucket/x", "--endpoint", "http://127.0.0.1:1", "--retries", "1"],
                             variables: ["AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "never-printed-secret"])
         #expect(result.code == 1)
@@ -30,7 +30,6 @@ import Testing
         let moto = try MotoServer.require()
         let bucket = try moto.makeBucket()
         let package = try publishedPackage()
-        defer { package.cleanUp() }
         let wrongSecret = "wrong-\(moto.credentials.secretAccessKey)"
         let result = runCLI(PushCommand.make, [package.root.path, "--to", "s3://\(bucket)/p", "--endpoint", moto.endpoint.absoluteString],
                             variables: ["AWS_ACCESS_KEY_ID": moto.credentials.accessKeyId, "AWS_SECRET_ACCESS_KEY": wrongSecret])
@@ -44,7 +43,6 @@ import Testing
     @Test func missingBucket() throws {
         let moto = try MotoServer.require()
         let package = try publishedPackage()
-        defer { package.cleanUp() }
         let result = runCLI(PushCommand.make, [package.root.path, "--to", "s3://no-such-bucket-here/p", "--endpoint", moto.endpoint.absoluteString],
                             variables: ["AWS_ACCESS_KEY_ID": moto.credentials.accessKeyId, "AWS_SECRET_ACCESS_KEY": moto.credentials.secretAccessKey])
         #expect(result.code == 1)
@@ -55,8 +53,8 @@ import Testing
         let moto = try MotoServer.require()
         let bucket = try moto.makeBucket()
         let package = try publishedPackage()
-        let home = TestPackage.temporaryFolder("pulse-home")
-        defer { package.cleanUp(); try? FileManager.default.removeItem(at: home) }
+        let homeFolder = try TestFolder("pulse-home")
+        let home = homeFolder.url
         try FileManager.default.createDirectory(at: home.appendingPathComponent(".aws"), withIntermediateDirectories: true)
         try """
             [default]
@@ -81,10 +79,10 @@ import Testing
 
     @Test func readOnlyTargetFolder() throws {
         let package = try publishedPackage()
-        defer { package.cleanUp() }
         // root ignores permission bits, so as root use a folder the kernel refuses to create files in.
-        let parent = TestPackage.temporaryFolder("pulse-ro")
-        defer { chmod(parent.path, 0o755); try? FileManager.default.removeItem(at: parent) }
+        let parentFolder = try TestFolder("pulse-ro")
+        let parent = parentFolder.url
+        defer { chmod(parent.path, 0o755) }
         let target = geteuid() == 0 ? URL(fileURLWithPath: "/sys/pulse-push-test/cdn") : parent.appendingPathComponent("cdn")
         if geteuid() != 0 { chmod(parent.path, 0o555) }
         let result = runCLI(PushCommand.make, [package.root.path, "--to", target.path])
@@ -95,8 +93,8 @@ import Testing
 
     @Test func fullTargetFolderPublishesNoManifestAndNoIndex() throws {
         let package = try publishedPackage()
-        let folder = TestPackage.temporaryFolder("pulse-full")
-        defer { package.cleanUp(); try? FileManager.default.removeItem(at: folder) }
+        let temporary = try TestFolder("pulse-full")
+        let folder = temporary.url
         let written = Synchronization.Mutex(0)
         // The disk fills after one blob: the writer reports ENOSPC as AtomicFile would.
         let target = FolderTarget(root: folder) { data, url, mode in
@@ -115,9 +113,10 @@ import Testing
     }
 
     @Test func notAPackage() throws {
-        let folder = TestPackage.temporaryFolder("pulse-empty")
-        let target = TestPackage.temporaryFolder("pulse-target")
-        defer { try? FileManager.default.removeItem(at: folder); try? FileManager.default.removeItem(at: target) }
+        let temporary = try TestFolder("pulse-empty")
+        let folder = temporary.url
+        let targetFolder = try TestFolder("pulse-target")
+        let target = targetFolder.url
         let result = runCLI(PushCommand.make, [folder.path, "--to", target.path])
         #expect(result.code == 65)
         #expect(result.err == "pulse-pack: error: \(folder.path): not a pulse package (no public/index.json)\n")
@@ -125,8 +124,8 @@ import Testing
 
     @Test func aMissingBlobAnEditedBlobListAndAnEditedAppConfigAreBadInput() throws {
         let package = try publishedPackage()
-        let target = TestPackage.temporaryFolder("pulse-target")
-        defer { package.cleanUp(); try? FileManager.default.removeItem(at: target) }
+        let targetFolder = try TestFolder("pulse-target")
+        let target = targetFolder.url
         let blob = package.package.assets.url(for: TestPackage.hash(Self.slides[0]))
         try FileManager.default.removeItem(at: blob)
         let missing = runCLI(PushCommand.make, [package.root.path, "--to", target.path])
@@ -157,7 +156,6 @@ import Testing
 
     @Test func usageErrors() throws {
         let package = try publishedPackage()
-        defer { package.cleanUp() }
         #expect(runCLI(PushCommand.make, [package.root.path]).code == 64)
         #expect(runCLI(PushCommand.make, [package.root.path, "--to", "/tmp/x", "--endpoint", "http://h"]).code == 64)
         #expect(runCLI(PushCommand.make, [package.root.path, "--to", "s3://"]).code == 64)
@@ -174,8 +172,8 @@ import Testing
 /// Credentials lookup and that a secret never shows.
 struct CredentialsTests {
     @Test func environmentThenProfileFile() throws {
-        let home = TestPackage.temporaryFolder("pulse-home")
-        defer { try? FileManager.default.removeItem(at: home) }
+        let homeFolder = try TestFolder("pulse-home")
+        let home = homeFolder.url
         try FileManager.default.createDirectory(at: home.appendingPathComponent(".aws"), withIntermediateDirectories: true)
         try "# comment\n[default]\naws_access_key_id=AKIDDEFAULT\naws_secret_access_key = s1\n[profile other]\naws_access_key_id = AKIDOTHER\naws_secret_access_key = s2\naws_session_token = t2\n"
             .write(to: home.appendingPathComponent(".aws/credentials"), atomically: true, encoding: .utf8)

@@ -1,6 +1,7 @@
 import Foundation
 import PulseCore
 import PulseStore
+import PulseTestSupport
 import Testing
 @testable import PulseOps
 @testable import PulseOpsCLI
@@ -33,8 +34,8 @@ import Testing
     @Test(arguments: ["truncate", "empty"])
     func aListingThatIsCutOrEmptyStopsGcBeforeAnyDelete(fault: String) throws {
         let s3 = try ProxiedS3(retries: 1)
-        let package = TestPackage()
-        defer { package.cleanUp(); s3.proxy.stop() }
+        let package = try TestPackage()
+        defer { s3.proxy.stop() }
         try pushTwoVersions(package, to: s3.direct)
         let before = try snapshot(s3)
         try s3.proxy.inject([.init(method: "GET", match: "list-type=2", fault: fault)])
@@ -48,8 +49,8 @@ import Testing
 
     @Test func aListingTruncatedWithoutAContinuationTokenStopsGc() throws {
         let s3 = try ProxiedS3(retries: 0)
-        let package = TestPackage()
-        defer { package.cleanUp(); s3.proxy.stop() }
+        let package = try TestPackage()
+        defer { s3.proxy.stop() }
         try pushTwoVersions(package, to: s3.direct)
         let before = try snapshot(s3)
         var target = s3.target
@@ -68,8 +69,8 @@ import Testing
     @Test(arguments: ["notfound", "empty"])
     func aBlobListOfTheCurrentVersionThatCannotBeReadStopsGc(fault: String) throws {
         let s3 = try ProxiedS3(retries: 0)
-        let package = TestPackage()
-        defer { package.cleanUp(); s3.proxy.stop() }
+        let package = try TestPackage()
+        defer { s3.proxy.stop() }
         try pushTwoVersions(package, to: s3.direct)
         let before = try snapshot(s3)
         let current = TestPackage.refs(Self.v2)
@@ -86,8 +87,8 @@ import Testing
     /// gc stopped by a failing delete has printed each deletion it made, then says it stopped.
     @Test func gcStoppedHalfwayReportsWhatItDeleted() throws {
         let s3 = try ProxiedS3(retries: 0)
-        let package = TestPackage()
-        defer { package.cleanUp(); s3.proxy.stop() }
+        let package = try TestPackage()
+        defer { s3.proxy.stop() }
         try pushTwoVersions(package, to: s3.direct)
         try s3.proxy.inject([.init(method: "DELETE", match: "/live/pulse/assets/", fault: "reset")])
         let oldList = TestPackage.refs(Self.v1)
@@ -110,8 +111,7 @@ import Testing
     @Test(arguments: TargetKind.allCases)
     func theVersionTheIndexNamesAsCurrentIsNeverDropped(kind: TargetKind) throws {
         let harness = try Harness(kind)
-        let package = TestPackage()
-        defer { package.cleanUp(); harness.cleanUp() }
+        let package = try TestPackage()
         try package.publish(slides: Self.v1, logo: "logo one", publishedAt: Date().addingTimeInterval(-7200))
         try package.publish(slides: Self.v1, logo: "logo two")
         _ = try Pusher(package: package.root, target: harness.target).run()
@@ -132,8 +132,7 @@ import Testing
 
     /// The same on a package: a server index whose history lists the current session version second.
     @Test func onAPackageTheCurrentSessionVersionIsNeverDropped() throws {
-        let package = TestPackage()
-        defer { package.cleanUp() }
+        let package = try TestPackage()
         try package.publish(slides: Self.v1, publishedAt: Date().addingTimeInterval(-7200))
         let current = try package.publish(slides: Self.v2)
         var index = try package.package.readIndex()
@@ -148,9 +147,8 @@ import Testing
     /// Issue 11.7: a package, its pushed folder and its S3 copy drop the same versions, by the history's
     /// publish times (file and push times are made to say otherwise), and a dry run says why each stays.
     @Test func aPackageAPushedFolderAndS3DecideAlikeAndSayWhy() throws {
-        let package = TestPackage()
+        let package = try TestPackage()
         let folder = try Harness(.folder), s3 = try Harness(.s3)
-        defer { package.cleanUp(); folder.cleanUp(); s3.cleanUp() }
         let day: TimeInterval = 86400
         let now = Date()
         for (n, age) in [(1, 9 * day), (2, 8 * day), (3, 3600.0)] {

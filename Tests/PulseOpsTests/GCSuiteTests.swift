@@ -2,6 +2,7 @@ import Foundation
 import PulseCore
 import PulseStore
 import PulseCrypto
+import PulseTestSupport
 import Testing
 @testable import PulseOps
 @testable import PulseOpsCLI
@@ -29,8 +30,7 @@ import Testing
     @Test(arguments: TargetKind.allCases)
     func keepOneRemovesTheOldVersionItsBlobListAndItsOnlyBlob(kind: TargetKind) throws {
         let harness = try Harness(kind)
-        let package = TestPackage()
-        defer { package.cleanUp(); harness.cleanUp() }
+        let package = try TestPackage()
         _ = try pushTwoVersions(harness, package)
         let later = Date().addingTimeInterval(3600)
         let oldList = TestPackage.refs(Self.v1), oldBlob = "assets/\(TestPackage.hash("old slide A"))"
@@ -65,8 +65,7 @@ import Testing
     @Test(arguments: TargetKind.allCases)
     func withinTheGracePeriodOldVersionsAndTheirBlobsStay(kind: TargetKind) throws {
         let harness = try Harness(kind)
-        let package = TestPackage()
-        defer { package.cleanUp(); harness.cleanUp() }
+        let package = try TestPackage()
         _ = try pushTwoVersions(harness, package)
         let result = runCLI(GCCommand.make, [harness.location, "--keep", "1", "--grace", "2h", "--json"] + harness.options,
                             variables: harness.variables, now: Date().addingTimeInterval(3600))
@@ -81,8 +80,7 @@ import Testing
     @Test(arguments: TargetKind.allCases)
     func withoutKeepEveryVersionStaysButStrayBlobsGo(kind: TargetKind) throws {
         let harness = try Harness(kind)
-        let package = TestPackage()
-        defer { package.cleanUp(); harness.cleanUp() }
+        let package = try TestPackage()
         _ = try pushTwoVersions(harness, package)
         let stray = Data("nobody names me".utf8)
         let strayPath = "assets/\(PulseCrypto.SHA256.hex(stray))"
@@ -106,7 +104,6 @@ import Testing
     @Test(arguments: TargetKind.allCases)
     func gcRefusesATargetWithoutIndex(kind: TargetKind) throws {
         let harness = try Harness(kind)
-        defer { harness.cleanUp() }
         try harness.target.write("assets/\(TestPackage.hash("x"))", data: Data("x".utf8), kind: .blob)
         let result = runCLI(GCCommand.make, [harness.location, "--grace", "0s"] + harness.options,
                             variables: harness.variables, now: Date().addingTimeInterval(3600))
@@ -118,8 +115,7 @@ import Testing
     /// A kept version whose blob list is gone: gc cannot know its blobs, so it deletes nothing.
     @Test func aMissingBlobListOfAKeptVersionStopsGcBeforeAnyDeletion() throws {
         let harness = try Harness(.folder)
-        let package = TestPackage()
-        defer { package.cleanUp(); harness.cleanUp() }
+        let package = try TestPackage()
         _ = try pushTwoVersions(harness, package)
         try harness.target.delete(TestPackage.refs(Self.v2))
         let before = try harness.paths()
@@ -133,8 +129,7 @@ import Testing
     /// only blob go; the current ones stay; stale temp files go, fresh ones stay; both indexes lose the
     /// old version; and a build holding the lock stops gc.
     @Test func gcOnThePackageFolder() throws {
-        let package = TestPackage()
-        defer { package.cleanUp() }
+        let package = try TestPackage()
         let day: TimeInterval = 86400
         let old = try package.publish(slides: Self.v1, publishedAt: Date().addingTimeInterval(-3 * day))
         let current = try package.publish(slides: Self.v2)
@@ -177,8 +172,7 @@ import Testing
 
     /// Newest by the history (publish time), not by name or file time; a revert is a new publication.
     @Test func keepCountsVersionsInHistoryOrder() throws {
-        let package = TestPackage()
-        defer { package.cleanUp() }
+        let package = try TestPackage()
         let day: TimeInterval = 86400
         let v1 = try package.publish(slides: ["k1"], publishedAt: Date().addingTimeInterval(-9 * day))
         let v2 = try package.publish(slides: ["k2"], publishedAt: Date().addingTimeInterval(-8 * day))

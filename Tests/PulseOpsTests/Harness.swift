@@ -2,6 +2,7 @@ import Foundation
 import PulseCommandLine
 import PulseCore
 import PulseStore
+import PulseTestSupport
 import Synchronization
 import Testing
 @testable import PulseOps
@@ -23,18 +24,20 @@ struct Harness {
     let options: [String]
     /// Environment variables (credentials) for the CLI.
     let variables: [String: String]
-    let cleanUp: () -> Void
+    /// The folder target's temporary folder, removed with the harness (an S3 target has none).
+    let scratch: TestFolder?
 
     init(_ kind: TargetKind) throws {
         self.kind = kind
         switch kind {
         case .folder:
-            let root = TestPackage.temporaryFolder("pulse-target").appendingPathComponent("cdn")
+            let folder = try TestFolder("pulse-target")
+            scratch = folder
+            let root = folder.url.appendingPathComponent("cdn")
             target = FolderTarget(root: root)
             location = root.path
             options = []
             variables = [:]
-            cleanUp = { try? FileManager.default.removeItem(at: root.deletingLastPathComponent()) }
         case .s3:
             let moto = try MotoServer.require()
             let bucket = try moto.makeBucket()
@@ -42,7 +45,7 @@ struct Harness {
             location = "s3://\(bucket)/live/pulse"
             options = ["--endpoint", moto.endpoint.absoluteString, "--region", "us-east-1", "--retries", "1"]
             variables = ["AWS_ACCESS_KEY_ID": moto.credentials.accessKeyId, "AWS_SECRET_ACCESS_KEY": moto.credentials.secretAccessKey]
-            cleanUp = {}
+            scratch = nil
         }
     }
 

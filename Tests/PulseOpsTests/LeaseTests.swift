@@ -2,6 +2,7 @@ import Foundation
 import PulseCore
 import PulseStore
 import Synchronization
+import PulseTestSupport
 import Testing
 @testable import PulseOps
 @testable import PulseOpsCLI
@@ -69,8 +70,7 @@ final class InterleavingTarget: PushTarget, @unchecked Sendable {
     @Test(arguments: TargetKind.allCases)
     func aGcDuringAPushIsRefusedAndThePushedIndexNamesNoMissingBlob(kind: TargetKind) throws {
         let harness = try Harness(kind)
-        let package = TestPackage()
-        defer { package.cleanUp(); harness.cleanUp() }
+        let package = try TestPackage()
         try prepare(harness, package)
         let gc = Mutex<CLIResult?>(nil)
         let arguments = gcArguments(harness), variables = harness.variables
@@ -96,8 +96,7 @@ final class InterleavingTarget: PushTarget, @unchecked Sendable {
     @Test(arguments: TargetKind.allCases)
     func aPushDuringAGcIsRefusedAndARerunRestoresWhatGcDeleted(kind: TargetKind) throws {
         let harness = try Harness(kind)
-        let package = TestPackage()
-        defer { package.cleanUp(); harness.cleanUp() }
+        let package = try TestPackage()
         try prepare(harness, package)
         let push = Mutex<CLIResult?>(nil)
         let arguments = [package.root.path, "--to", harness.location] + harness.options, variables = harness.variables
@@ -120,8 +119,7 @@ final class InterleavingTarget: PushTarget, @unchecked Sendable {
     /// `--wait` waits, then gives up with the same answer.
     @Test func aHeldFolderLeaseMakesPushWaitThenGiveUp() throws {
         let harness = try Harness(.folder)
-        let package = TestPackage()
-        defer { package.cleanUp(); harness.cleanUp() }
+        let package = try TestPackage()
         try package.publish(slides: Self.v1)
         try harness.target.prepare()
         let held = try harness.target.acquireLease(for: "gc", wait: 0)
@@ -138,8 +136,7 @@ final class InterleavingTarget: PushTarget, @unchecked Sendable {
     /// a clean public part. One left by a killed holder (no process holds its flock) is simply taken.
     @Test func aFolderLeaseLeavesNoFileAndAKilledHoldersFileIsTaken() throws {
         let harness = try Harness(.folder)
-        let package = TestPackage()
-        defer { package.cleanUp(); harness.cleanUp() }
+        let package = try TestPackage()
         try package.publish(slides: Self.v1)
         let lock = URL(fileURLWithPath: harness.location).appendingPathComponent(".lock")
         #expect(runCLI(PushCommand.make, [package.root.path, "--to", harness.location]).code == 0)
@@ -159,8 +156,8 @@ final class InterleavingTarget: PushTarget, @unchecked Sendable {
 
     @Test func aLiveS3LeaseIsRespectedALapsedOneIsTakenOver() throws {
         let s3 = try ProxiedS3()
-        let package = TestPackage()
-        defer { package.cleanUp(); s3.proxy.stop() }
+        let package = try TestPackage()
+        defer { s3.proxy.stop() }
         try package.publish(slides: Self.v1)
         let push = { runCLI(PushCommand.make, [package.root.path, "--to", s3.location] + s3.options, variables: s3.variables) }
 
@@ -179,8 +176,8 @@ final class InterleavingTarget: PushTarget, @unchecked Sendable {
     /// A holder that was killed on this machine (its pid is gone) does not block until its lease lapses.
     @Test func theS3LeaseOfAKilledLocalProcessIsTakenOver() throws {
         let s3 = try ProxiedS3()
-        let package = TestPackage()
-        defer { package.cleanUp(); s3.proxy.stop() }
+        let package = try TestPackage()
+        defer { s3.proxy.stop() }
         try package.publish(slides: Self.v1)
         let gone = Process()
         gone.executableURL = URL(fileURLWithPath: "/bin/true")
@@ -195,8 +192,8 @@ final class InterleavingTarget: PushTarget, @unchecked Sendable {
     /// A store that ignores If-None-Match would let two holders in: refused.
     @Test func aStoreIgnoringConditionalWritesIsRefused() throws {
         let s3 = try ProxiedS3()
-        let package = TestPackage()
-        defer { package.cleanUp(); s3.proxy.stop() }
+        let package = try TestPackage()
+        defer { s3.proxy.stop() }
         try package.publish(slides: Self.v1)
         try s3.proxy.inject([.init(method: "PUT", match: S3Target.leaseName, fault: "unconditional")])
         let result = runCLI(PushCommand.make, [package.root.path, "--to", s3.location] + s3.options, variables: s3.variables)
@@ -208,8 +205,8 @@ final class InterleavingTarget: PushTarget, @unchecked Sendable {
     /// A lease taken away (it lapsed while the push stalled) is noticed at the commit: no index.json.
     @Test func aPushThatLostItsLeaseDoesNotCommit() throws {
         let s3 = try ProxiedS3()
-        let package = TestPackage()
-        defer { package.cleanUp(); s3.proxy.stop() }
+        let package = try TestPackage()
+        defer { s3.proxy.stop() }
         try package.publish(slides: Self.v1)
         let direct = s3.direct
         // Just before the pre-commit renewal, another process takes the lease over.

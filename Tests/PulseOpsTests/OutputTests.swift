@@ -1,6 +1,7 @@
 import Foundation
 import PulseCommandLine
 import PulseCore
+import PulseTestSupport
 import Testing
 @testable import PulseOps
 @testable import PulseOpsCLI
@@ -9,9 +10,9 @@ import Testing
 /// units as in pulse-pack's summaries, examples in --help, no raw Foundation messages.
 @Suite(.serialized) struct OutputTests {
     @Test func pushAndGcJSONIsIndentedWithSortedKeysLikeTheOtherCommands() throws {
-        let package = TestPackage()
-        let folder = TestPackage.temporaryFolder("pulse-json")
-        defer { package.cleanUp(); try? FileManager.default.removeItem(at: folder) }
+        let package = try TestPackage()
+        let temporary = try TestFolder("pulse-json")
+        let folder = temporary.url
         try package.publish(slides: ["json slide"])
         let push = runCLI(PushCommand.make, [package.root.path, "--to", folder.path, "--json"])
         #expect(push.code == 0, "\(push.err)")

@@ -1,6 +1,7 @@
 import Foundation
 import PulseCommandLine
 import Synchronization
+import PulseTestSupport
 import Testing
 @testable import PulseOps
 @testable import PulseOpsCLI
@@ -30,9 +31,9 @@ import Testing
     }
 
     @Test func uploadsRunSeveralAtATimeButNoMoreThanJobs() throws {
-        let package = TestPackage()
-        let folder = TestPackage.temporaryFolder("pulse-target")
-        defer { package.cleanUp(); try? FileManager.default.removeItem(at: folder) }
+        let package = try TestPackage()
+        let temporary = try TestFolder("pulse-target")
+        let folder = temporary.url
         try package.publish(slides: (1...12).map { "parallel slide \($0)" })
         let probe = ProbeTarget(FolderTarget(root: folder))
         let report = try Pusher(package: package.root, target: probe, jobs: 3).run()
@@ -43,8 +44,7 @@ import Testing
 
     @Test func pushedObjectsCarryTheirCacheHeaders() throws {
         let harness = try Harness(.s3)
-        let package = TestPackage()
-        defer { package.cleanUp() }
+        let package = try TestPackage()
         try package.publish(slides: ["cache slide"])
         _ = try Pusher(package: package.root, target: harness.target).run()
         let client = (harness.target as! S3Target).client
@@ -67,9 +67,9 @@ import Testing
 
     @Test func progressBarOnlyOnATerminal() throws {
         #expect(ProgressBar.line(done: 5, total: 10, detail: "files, 2.0 KB sent", width: 10) == "[#####.....] 5/10 files, 2.0 KB sent")
-        let package = TestPackage()
-        let folder = TestPackage.temporaryFolder("pulse-target")
-        defer { package.cleanUp(); try? FileManager.default.removeItem(at: folder) }
+        let package = try TestPackage()
+        let temporary = try TestFolder("pulse-target")
+        let folder = temporary.url
         try package.publish(slides: ["bar slide"])
         for terminal in [true, false] {
             let err = Mutex("")

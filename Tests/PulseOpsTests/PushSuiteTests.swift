@@ -1,6 +1,7 @@
 import Foundation
 import PulseCore
 import PulseStore
+import PulseTestSupport
 import Testing
 @testable import PulseOps
 @testable import PulseOpsCLI
@@ -12,8 +13,7 @@ import Testing
     @Test(arguments: TargetKind.allCases)
     func pushPublishesThePublicPartOnlyAndASecondPushSendsNothing(kind: TargetKind) throws {
         let harness = try Harness(kind)
-        let package = TestPackage()
-        defer { package.cleanUp(); harness.cleanUp() }
+        let package = try TestPackage()
         try package.publish(slides: Self.slides)
 
         let first = runCLI(PushCommand.make, [package.root.path, "--to", harness.location, "--json"] + harness.options, variables: harness.variables)
@@ -46,8 +46,7 @@ import Testing
     @Test(arguments: TargetKind.allCases)
     func blobsGoFirstManifestsNextIndexLast(kind: TargetKind) throws {
         let harness = try Harness(kind)
-        let package = TestPackage()
-        defer { package.cleanUp(); harness.cleanUp() }
+        let package = try TestPackage()
         try package.publish(slides: Self.slides)
         let recorder = RecordingTarget(harness.target)
         _ = try Pusher(package: package.root, target: recorder, jobs: 3).run()
@@ -63,8 +62,7 @@ import Testing
     @Test(arguments: TargetKind.allCases)
     func aPushKilledHalfwayPublishesNothingAndARerunFinishes(kind: TargetKind) throws {
         let harness = try Harness(kind)
-        let package = TestPackage()
-        defer { package.cleanUp(); harness.cleanUp() }
+        let package = try TestPackage()
         try package.publish(slides: Self.slides)
 
         let killed = RecordingTarget(harness.target, failAfter: 2)
@@ -87,8 +85,7 @@ import Testing
     @Test(arguments: TargetKind.allCases)
     func aCorruptedLocalBlobIsNeverUploaded(kind: TargetKind) throws {
         let harness = try Harness(kind)
-        let package = TestPackage()
-        defer { package.cleanUp(); harness.cleanUp() }
+        let package = try TestPackage()
         try package.publish(slides: Self.slides)
         let damaged = TestPackage.hash(Self.slides[1])
         try package.corrupt(damaged)
@@ -107,8 +104,7 @@ import Testing
     @Test(arguments: TargetKind.allCases)
     func aNewVersionPublishesOnlyWhatChanged(kind: TargetKind) throws {
         let harness = try Harness(kind)
-        let package = TestPackage()
-        defer { package.cleanUp(); harness.cleanUp() }
+        let package = try TestPackage()
         try package.publish(slides: Self.slides)
         _ = try Pusher(package: package.root, target: harness.target).run()
         let v2 = try package.publish(slides: [Self.slides[0], "a brand new slide"])
@@ -127,8 +123,7 @@ import Testing
     @Test(arguments: TargetKind.allCases)
     func aTargetHoldingAnotherPackageIsRefusedUnlessForced(kind: TargetKind) throws {
         let harness = try Harness(kind)
-        let mine = TestPackage(), theirs = TestPackage()
-        defer { mine.cleanUp(); theirs.cleanUp(); harness.cleanUp() }
+        let mine = try TestPackage(), theirs = try TestPackage()
         try mine.publish(slides: Self.slides)
         try theirs.publish(slides: ["their slide"])
         let push = { (package: TestPackage, extra: [String]) in

@@ -2,6 +2,7 @@ import Foundation
 import PulseCore
 import PulseStore
 import Synchronization
+import PulseTestSupport
 import Testing
 @testable import PulseOps
 @testable import PulseOpsCLI
@@ -13,7 +14,7 @@ import Testing
     static let slides = (1...6).map { "verified slide \($0) ciphertext" }
 
     func published() throws -> TestPackage {
-        let package = TestPackage()
+        let package = try TestPackage()
         try package.publish(slides: Self.slides)
         return package
     }
@@ -26,7 +27,7 @@ import Testing
     @Test func aStoreThatAnswers200WithoutStoringFailsThePushAndCommitsNothing() throws {
         let s3 = try ProxiedS3()
         let package = try published()
-        defer { package.cleanUp(); s3.proxy.stop() }
+        defer { s3.proxy.stop() }
         let victim = TestPackage.hash(Self.slides[2])
         try s3.proxy.inject([.init(method: "PUT", match: "/assets/\(victim)", fault: "drop")])
         let result = push(package, s3)
@@ -45,7 +46,7 @@ import Testing
     @Test func aCutBodyIsCaughtByItsETagAndSentAgain() throws {
         let s3 = try ProxiedS3()
         let package = try published()
-        defer { package.cleanUp(); s3.proxy.stop() }
+        defer { s3.proxy.stop() }
         let victim = TestPackage.hash(Self.slides[0])
         try s3.proxy.inject([.init(method: "PUT", match: "/assets/\(victim)", fault: "halve", times: 1)])
         let once = push(package, s3)
@@ -58,7 +59,7 @@ import Testing
     @Test func aStoreThatAlwaysCutsTheBodyFailsNamingTheObjectAndCommitsNothing() throws {
         let s3 = try ProxiedS3(retries: 1)
         let package = try published()
-        defer { package.cleanUp(); s3.proxy.stop() }
+        defer { s3.proxy.stop() }
         try s3.proxy.inject([.init(method: "PUT", match: "/assets/", fault: "halve")])
         let result = push(package, s3, ["--jobs", "1"])
         #expect(result.code == 1)
@@ -70,7 +71,7 @@ import Testing
     @Test func anETagThatIsNotTheMD5SentIsAnError() throws {
         let s3 = try ProxiedS3(retries: 0)
         let package = try published()
-        defer { package.cleanUp(); s3.proxy.stop() }
+        defer { s3.proxy.stop() }
         try s3.proxy.inject([.init(method: "PUT", match: "/refs/", fault: "etag")])
         let result = push(package, s3)
         #expect(result.code == 1)
@@ -82,7 +83,7 @@ import Testing
     @Test func everyUploadCarriesContentMD5AndASHA256Checksum() throws {
         let s3 = try ProxiedS3()
         let package = try published()
-        defer { package.cleanUp(); s3.proxy.stop() }
+        defer { s3.proxy.stop() }
         #expect(push(package, s3).code == 0)
         let puts = try s3.proxy.log().filter { $0.method == "PUT" && !$0.target.contains(S3Target.leaseName) }
         #expect(puts.count == 12, "6 slides, logo, 3 blob lists, app config, index.json")
@@ -94,8 +95,8 @@ import Testing
     /// A folder writer that silently keeps nothing (a full FUSE mount, a lying network file system).
     @Test func aFolderThatKeepsNothingFailsThePushBeforeItsIndex() throws {
         let package = try published()
-        let folder = TestPackage.temporaryFolder("pulse-lying")
-        defer { package.cleanUp(); try? FileManager.default.removeItem(at: folder) }
+        let temporary = try TestFolder("pulse-lying")
+        let folder = temporary.url
         let victim = TestPackage.hash(Self.slides[4])
         let target = FolderTarget(root: folder) { data, url, mode in
             if url.lastPathComponent == victim.hex { return }
@@ -113,8 +114,8 @@ import Testing
     /// An unchanged package: index.json and one listing per 1,000 objects, no HEAD per file (issue 12.5).
     @Test func aNoOpPushCostsOneReadOfTheIndexAndOneListingPerThousandObjects() throws {
         let s3 = try ProxiedS3()
-        let package = TestPackage()
-        defer { package.cleanUp(); s3.proxy.stop() }
+        let package = try TestPackage()
+        defer { s3.proxy.stop() }
         try package.publish(slides: (1...40).map { "many slides \($0)" })
         #expect(push(package, s3).code == 0)
         let objects = try s3.paths().count
@@ -132,7 +133,7 @@ import Testing
     @Test func aFirstPushListsOnceUploadsThenVerifiesWithListings() throws {
         let s3 = try ProxiedS3()
         let package = try published()
-        defer { package.cleanUp(); s3.proxy.stop() }
+        defer { s3.proxy.stop() }
         #expect(push(package, s3).code == 0)
         let log = try s3.proxy.log()
         let listings = log.filter { $0.method == "GET" && $0.target.contains("list-type=2") }
@@ -148,8 +149,8 @@ import Testing
     /// detected at once and retried, where it once stalled until the request timeout at a full core.
     @Test func aResetInTheMiddleOfAnUploadIsRetriedAtOnce() throws {
         let s3 = try ProxiedS3(retries: 3, timeout: 20)
-        let package = TestPackage()
-        defer { package.cleanUp(); s3.proxy.stop() }
+        let package = try TestPackage()
+        defer { s3.proxy.stop() }
         try package.publish(slides: (1...12).map { String(repeating: "reset slide \($0) ", count: 20_000) })
         try s3.proxy.inject([.init(method: "PUT", match: "/assets/", fault: "reset", times: 4, skip: 1)])
         let start = Date()
@@ -166,7 +167,7 @@ import Testing
     @Test func aTimeoutNamesTheObject() throws {
         let s3 = try ProxiedS3(retries: 1, timeout: 1)
         let package = try published()
-        defer { package.cleanUp(); s3.proxy.stop() }
+        defer { s3.proxy.stop() }
         let victim = TestPackage.hash(Self.slides[1])
         try s3.proxy.inject([.init(method: "PUT", match: "/assets/\(victim)", fault: "stall")])
         #expect {
@@ -181,8 +182,8 @@ import Testing
     /// Item 6: a push killed halfway into a folder leaves `.tmp-*` files; the next push removes them.
     @Test func aRepushToAFolderRemovesTheTempFilesOfAKilledPush() throws {
         let package = try published()
-        let folder = TestPackage.temporaryFolder("pulse-target").appendingPathComponent("cdn")
-        defer { package.cleanUp(); try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        let temporary = try TestFolder("pulse-target")
+        let folder = temporary.url.appendingPathComponent("cdn")
         #expect(runCLI(PushCommand.make, [package.root.path, "--to", folder.path]).code == 0)
         let leftovers = ["assets/.tmp-\(TestPackage.hash("x"))-1B2C", ".tmp-index.json-3D4E", "refs/.tmp-abc.json-5F6A"]
         for path in leftovers { try Data("half".utf8).write(to: folder.appendingPathComponent(path)) }
@@ -195,8 +196,7 @@ import Testing
 /// Issue 11.3: a mistyped target is a usage error, and a push into someone else's folder is refused.
 @Suite(.serialized) struct PushTargetCheckTests {
     @Test func aMistypedOrUnsupportedSchemeIsAUsageErrorNotAFolder() throws {
-        let package = TestPackage()
-        defer { package.cleanUp() }
+        let package = try TestPackage()
         try package.publish(slides: ["scheme slide"])
         // Relative paths: a folder named `s3:` would appear in the current directory.
         let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
@@ -213,9 +213,9 @@ import Testing
     }
 
     @Test func aFolderHoldingSomethingElseIsRefused() throws {
-        let package = TestPackage()
-        let folder = TestPackage.temporaryFolder("pulse-organizer")
-        defer { package.cleanUp(); try? FileManager.default.removeItem(at: folder) }
+        let package = try TestPackage()
+        let temporary = try TestFolder("pulse-organizer")
+        let folder = temporary.url
         try package.publish(slides: ["refuse slide"])
         try Data("%PDF-1.7".utf8).write(to: folder.appendingPathComponent("keynote.pdf"))
         try Data("{}".utf8).write(to: folder.appendingPathComponent("session.json"))
@@ -225,8 +225,8 @@ import Testing
         #expect(try Set(FileManager.default.contentsOfDirectory(atPath: folder.path)) == ["keynote.pdf", "session.json"], "not even a lock file")
 
         // An empty folder, and a previous push target, are fine.
-        let empty = TestPackage.temporaryFolder("pulse-empty-target")
-        defer { try? FileManager.default.removeItem(at: empty) }
+        let emptyFolder = try TestFolder("pulse-empty-target")
+        let empty = emptyFolder.url
         #expect(runCLI(PushCommand.make, [package.root.path, "--to", empty.path]).code == 0)
         #expect(runCLI(PushCommand.make, [package.root.path, "--to", empty.path]).code == 0)
         #expect(runCLI(PushCommand.make, [package.root.path, "--to", folder.path, "--force"]).code == 0)

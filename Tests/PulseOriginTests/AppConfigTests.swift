@@ -1,5 +1,6 @@
 import Foundation
 import PulseHTTPServer
+import PulseTestSupport
 import Testing
 @testable import PulseOrigin
 
@@ -7,7 +8,7 @@ import Testing
     let acme = ##"{"org":"acme","productName":"Acme Live","colors":{"primary":"#FF3300"},"theme":"dark","logo":{"assetHash":"00","bytes":1}}"##
 
     @Test func servesTheFileBytesWithItsVersionAsETag() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let version = try package.addAppConfig("acme", json: acme + "\n")
         let origin = try package.origin()
         let response = get(origin, "/api/sync/appconfig?org=acme")
@@ -23,7 +24,7 @@ import Testing
     }
 
     @Test func notModifiedOnMatchingETag() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let version = try package.addAppConfig("acme", json: acme)
         let origin = try package.origin { $0.appconfigMaxAge = 30 }
         let response = get(origin, "/api/sync/appconfig?org=acme", ["If-None-Match": "W/\"\(version)\""])
@@ -34,7 +35,7 @@ import Testing
     }
 
     @Test func unknownOrgIsNotFound() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         try package.addAppConfig("acme", json: acme)
         let origin = try package.origin()
         for target in ["/api/sync/appconfig?org=globex", "/api/sync/appconfig?org=..%2Facme", "/api/sync/appconfig?org=ACME"] {
@@ -47,7 +48,7 @@ import Testing
     }
 
     @Test func rebuildIsPickedUpWithoutRestart() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let first = try package.addAppConfig("acme", json: acme)
         let origin = try package.origin()
         #expect(get(origin, "/api/sync/appconfig?org=acme").header("ETag") == "\"\(first)\"")
@@ -66,11 +67,11 @@ import Testing
         #expect(throws: OriginError("package folder \(missing.path) does not exist")) {
             try Origin(configuration: OriginConfiguration(packageRoot: missing), accessLog: nil)
         }
-        let empty = try TestPackage()
-        try FileManager.default.removeItem(at: empty.root.appendingPathComponent("index.json"))
-        #expect(throws: OriginError.self) { try Origin(configuration: OriginConfiguration(packageRoot: empty.root), accessLog: nil) }
-        let garbage = try TestPackage()
-        try Data("not json".utf8).write(to: garbage.root.appendingPathComponent("index.json"))
-        #expect(throws: OriginError.self) { try Origin(configuration: OriginConfiguration(packageRoot: garbage.root), accessLog: nil) }
+        let empty = try TestPackage.publicPart()
+        try FileManager.default.removeItem(at: empty.publicRoot.appendingPathComponent("index.json"))
+        #expect(throws: OriginError.self) { try Origin(configuration: OriginConfiguration(packageRoot: empty.publicRoot), accessLog: nil) }
+        let garbage = try TestPackage.publicPart()
+        try Data("not json".utf8).write(to: garbage.publicRoot.appendingPathComponent("index.json"))
+        #expect(throws: OriginError.self) { try Origin(configuration: OriginConfiguration(packageRoot: garbage.publicRoot), accessLog: nil) }
     }
 }

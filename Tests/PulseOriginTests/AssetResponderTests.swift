@@ -1,6 +1,7 @@
 import Foundation
 import PulseCrypto
 import PulseHTTPServer
+import PulseTestSupport
 import Testing
 @testable import PulseOrigin
 
@@ -24,7 +25,7 @@ func get(_ origin: Origin, _ target: String, _ headers: [String: String] = [:], 
 
 @Suite struct AssetResponderTests {
     @Test func servesExactBytesWithImmutableHeaders() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let bytes = TestPackage.randomBytes(5000)
         let hash = try package.addBlob(bytes)
         let origin = try package.origin()
@@ -43,7 +44,7 @@ func get(_ origin: Origin, _ target: String, _ headers: [String: String] = [:], 
     }
 
     @Test func allowOriginIsConfigurable() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let hash = try package.addBlob([1, 2, 3])
         let custom = try package.origin { $0.allowOrigin = "https://app.example" }
         #expect(get(custom, "/api/sync/asset/\(hash)").header("Access-Control-Allow-Origin") == "https://app.example")
@@ -52,7 +53,7 @@ func get(_ origin: Origin, _ target: String, _ headers: [String: String] = [:], 
     }
 
     @Test func largeBlobsAreServedFromDiskAfterVerification() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let bytes = TestPackage.randomBytes(300_000)
         let hash = try package.addBlob(bytes)
         let origin = try package.origin { $0.memoryMaxBlob = 100_000 }
@@ -67,7 +68,7 @@ func get(_ origin: Origin, _ target: String, _ headers: [String: String] = [:], 
     }
 
     @Test func memoryStaysWithinBudget() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let origin = try package.origin { $0.memoryBudget = 25_000; $0.memoryMaxBlob = 10_000 }
         var hashes: [String] = []
         for _ in 0..<6 { hashes.append(try package.addBlob(TestPackage.randomBytes(10_000))) }
@@ -87,7 +88,7 @@ func get(_ origin: Origin, _ target: String, _ headers: [String: String] = [:], 
         ("\"0000\"", false), ("H", false), ("\"H0\"", false), ("W/\"\"", false),
     ])
     func ifNoneMatch(template: String, matches: Bool) throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let hash = try package.addBlob(TestPackage.randomBytes(100))
         let origin = try package.origin()
         let header = template.replacingOccurrences(of: "H", with: hash)
@@ -101,7 +102,7 @@ func get(_ origin: Origin, _ target: String, _ headers: [String: String] = [:], 
     }
 
     @Test func ranges() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let bytes = TestPackage.randomBytes(1000)
         let hash = try package.addBlob(bytes)
         for memoryMaxBlob in [8 << 20, 0] {  // from memory and from disk
@@ -142,7 +143,7 @@ func get(_ origin: Origin, _ target: String, _ headers: [String: String] = [:], 
     }
 
     @Test func unknownBlobIsNotFoundAndNotStored() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let origin = try package.origin()
         let missing = SHA256.hex([9, 9, 9])
         let response = get(origin, "/api/sync/asset/\(missing)")
@@ -157,7 +158,7 @@ func get(_ origin: Origin, _ target: String, _ headers: [String: String] = [:], 
 
     @Test(arguments: ["POST", "PUT", "DELETE", "PATCH", "TRACE"])
     func otherMethodsAreNotAllowed(method: String) throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let hash = try package.addBlob([1])
         let origin = try package.origin()
         let response = get(origin, "/api/sync/asset/\(hash)", method: HTTPMethod(method))
@@ -166,7 +167,7 @@ func get(_ origin: Origin, _ target: String, _ headers: [String: String] = [:], 
     }
 
     @Test func pathTricksAreNotFound() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let hash = try package.addBlob([1, 2, 3])
         let origin = try package.origin()
         let tricks = [
@@ -187,7 +188,7 @@ func get(_ origin: Origin, _ target: String, _ headers: [String: String] = [:], 
     }
 
     @Test func bitFlippedBlobIsNeverServed() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let bytes = TestPackage.randomBytes(4096)
         let hash = try package.addBlob(bytes)
         try package.flipBit(hash, at: 100)
@@ -205,7 +206,7 @@ func get(_ origin: Origin, _ target: String, _ headers: [String: String] = [:], 
     }
 
     @Test func corruptionAfterVerificationIsCaught() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let bytes = TestPackage.randomBytes(300_000)
         let hash = try package.addBlob(bytes)
         for memoryMaxBlob in [8 << 20, 0] {
@@ -220,7 +221,7 @@ func get(_ origin: Origin, _ target: String, _ headers: [String: String] = [:], 
     }
 
     @Test func healthz() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let response = get(try package.origin(), "/healthz")
         #expect(response.status == 200)
         #expect(response.header("Cache-Control") == "no-store")
@@ -229,7 +230,7 @@ func get(_ origin: Origin, _ target: String, _ headers: [String: String] = [:], 
     /// Issue 19 item 2: `/livez` while the process answers; `/readyz` while the blob folder is there and no stop
     /// has begun. Neither is a CORS route: OPTIONS is 405 like any other method.
     @Test func livenessAndReadiness() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let origin = try package.origin()
         for path in ["/livez", "/readyz"] {
             let answer = get(origin, path)
@@ -239,7 +240,7 @@ func get(_ origin: Origin, _ target: String, _ headers: [String: String] = [:], 
             #expect(get(origin, path, ["Origin": "https://app.example", "Access-Control-Request-Method": "GET"], method: .options).status == 405)
             #expect(get(origin, path, method: .post).status == 405)
         }
-        let away = package.root.appendingPathComponent("assets-away")
+        let away = package.publicRoot.appendingPathComponent("assets-away")
         try FileManager.default.moveItem(at: package.assets, to: away)
         #expect(get(origin, "/readyz").status == 503)
         #expect(get(origin, "/livez").status == 200)

@@ -3,6 +3,7 @@ import PulseCrypto
 import PulseHTTPServer
 import PulseSystem
 import PulseSystemTesting
+import PulseTestSupport
 import Testing
 @testable import PulseOrigin
 
@@ -11,7 +12,7 @@ import Testing
     /// Item 7: 1,088 connections from 17 addresses (64 each, the per-IP limit) trickle one header byte a second,
     /// reconnecting when closed. A client from an 18th address must still be served within a second.
     @Test func freshClientIsServedUnderSlowloris() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let hash = try package.addBlob([7])
         let running = try RunningOrigin(package)  // the defaults: 1024 connections, 64 per IP, 10 s per request head
         let attack = Slowloris(port: running.server.port, addresses: (2...18).map { "127.0.0.\($0)" }, perAddress: 64)
@@ -30,7 +31,7 @@ import Testing
 
     /// Item 7: a request head must arrive within --header-timeout in all, however steadily it trickles.
     @Test func tricklingHeadersAreCutOffAtTheDeadline() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let running = try RunningOrigin(package, configure: { $0.headerTimeoutSeconds = 2 })
         let attack = Slowloris(port: running.server.port, addresses: ["127.0.0.1"], perAddress: 5, reconnect: false)
         defer { attack.stop() }
@@ -47,7 +48,7 @@ import Testing
     /// Item 7: with every slot held by idle connections, the next client is answered at once (served, by closing
     /// the connection idle the longest, or refused with 503) instead of waiting in the kernel's queue.
     @Test func connectionLimitAnswersPromptly() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let hash = try package.addBlob([7])
         let running = try RunningOrigin(package, configure: { $0.maxConnections = 200; $0.maxConnectionsPerIP = 0 })
         let idle = try (0..<200).map { _ in try running.client() }
@@ -71,7 +72,7 @@ import Testing
 
     /// Item 4 on the origin: a request with a body gets an answer (413) and the connection closes.
     @Test func requestsWithABodyGetAnAnswer() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let hash = try package.addBlob([7])
         let running = try RunningOrigin(package)
         for raw in [
@@ -90,7 +91,7 @@ import Testing
 
     /// Item 11: a 416 must not be cached (it is about the request, not the blob).
     @Test func unsatisfiableRangeIsNotCacheable() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let hash = try package.addBlob(TestPackage.randomBytes(1000))
         let running = try RunningOrigin(package)
         let response = try running.client().request("GET", "/api/sync/asset/\(hash)", [("Range", "bytes=5000-")])
@@ -102,7 +103,7 @@ import Testing
 
     /// Item 11: several If-None-Match lines are one list (RFC 9110 §5.3).
     @Test func ifNoneMatchOnSeveralLines() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let hash = try package.addBlob([1, 2, 3])
         let version = try package.addAppConfig("acme", json: #"{"org":"acme"}"#)
         let running = try RunningOrigin(package)
@@ -116,7 +117,7 @@ import Testing
     /// Item 11: the contract's web client runs in browsers, which send a CORS preflight before a conditional or
     /// ranged GET.
     @Test func corsPreflightIsAnswered() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let hash = try package.addBlob([1, 2, 3])
         let running = try RunningOrigin(package)
         for target in ["/api/sync/asset/\(hash)", "/api/sync/appconfig?org=acme"] {

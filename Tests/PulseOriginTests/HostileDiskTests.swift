@@ -3,6 +3,7 @@ import PulseCrypto
 import PulseHTTPServer
 import PulseSystem
 import Synchronization
+import PulseTestSupport
 import Testing
 @testable import PulseOrigin
 
@@ -11,7 +12,7 @@ import Testing
 @Suite(.serialized) struct HostileDiskTests {
     /// Item 1: a FIFO named like a blob used to block both server threads in open(); now it is a corrupt blob.
     @Test func fifoNamedLikeABlobIsCorruptNotAHang() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let name = SHA256.hex([4, 2])
         let fifo = package.assets.appendingPathComponent(name).path
         #expect(mkfifo(fifo, 0o644) == 0)
@@ -39,7 +40,7 @@ import Testing
 
     /// Sockets, symbolic links and folders under a blob's name: corrupt, never read or followed.
     @Test func otherNonRegularFilesAreCorrupt() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let target = try package.addBlob([1, 2, 3])
         let link = SHA256.hex([1, 2, 3, 4])
         try FileManager.default.createSymbolicLink(atPath: package.assets.appendingPathComponent(link).path, withDestinationPath: target)
@@ -61,7 +62,7 @@ import Testing
     /// Item 2: an edit in place with the modification time set back used to keep its identity, and the disk path
     /// then served wrong bytes with 200. The change time gives it away.
     @Test func editInPlaceWithRestoredModificationTimeIsCaught() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let bytes = TestPackage.randomBytes(50_000)
         let hash = try package.addBlob(bytes)
         let path = package.assets.appendingPathComponent(hash).path
@@ -98,7 +99,7 @@ import Testing
     /// Item 3: one verification per blob however many ask at once, off the server threads: /healthz answers
     /// while a blob is being hashed, and both requests for it get the one verdict.
     @Test func oneVerificationPerBlobOffTheServerThreads() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let bytes = TestPackage.randomBytes(300_000)
         let hash = try package.addBlob(bytes)
         let gate = Gate()
@@ -121,7 +122,7 @@ import Testing
     /// Item 3: a blob over --max-blob-size is corrupt without being read (a sparse 20 GB file used to hold a thread
     /// for a minute).
     @Test func hugeBlobIsRefusedUnread() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let name = SHA256.hex([7, 7])
         let path = package.assets.appendingPathComponent(name).path
         #expect(FileManager.default.createFile(atPath: path, contents: nil))
@@ -141,7 +142,7 @@ import Testing
 
     /// When too many blobs wait for verification, further first requests get 503 with Retry-After.
     @Test func fullVerificationQueueAnswers503() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let gate = Gate()
         let origin = try package.origin({ $0.verifyThreads = 1; $0.verifyQueue = 2 }, willHash: { gate.wait() })
         let hashes = try (0..<3).map { try package.addBlob([UInt8($0), 9]) }
@@ -214,14 +215,4 @@ final class UnixSocket {
         close(fd)
         unlink(path)
     }
-}
-
-/// Waits until `condition` holds (or `seconds` pass); returns whether it held.
-func eventually(within seconds: Double, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if condition() { return true }
-        usleep(5_000)
-    }
-    return condition()
 }

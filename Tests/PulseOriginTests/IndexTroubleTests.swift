@@ -1,17 +1,19 @@
 import Foundation
+import Glibc
 import PulseHTTPServer
+import PulseTestSupport
 import Testing
 @testable import PulseOrigin
 
 /// Issue 10 item 9: index.json deleted or unusable while serving.
 @Suite struct IndexTroubleTests {
     @Test func deletedIndexKeepsTheLastGoodOne() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let version = try package.addAppConfig("acme", json: #"{"org":"acme"}"#)
         let alarms = AlarmLog()
         let origin = try package.origin(alarms: alarms)
         #expect(get(origin, "/api/sync/appconfig?org=acme").status == 200)
-        try FileManager.default.removeItem(at: package.root.appendingPathComponent("index.json"))
+        try FileManager.default.removeItem(at: package.publicRoot.appendingPathComponent("index.json"))
         for _ in 0..<10 {
             let response = get(origin, "/api/sync/appconfig?org=acme")
             #expect(response.status == 200)
@@ -33,7 +35,7 @@ import Testing
     }
 
     @Test func invalidIndexIsReportedOncePerVersion() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         try package.addAppConfig("acme", json: #"{"org":"acme"}"#)
         let alarms = AlarmLog()
         let origin = try package.origin(alarms: alarms)
@@ -52,7 +54,7 @@ import Testing
     }
 
     @Test func reloadReadsTheIndexAgain() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         try package.addAppConfig("acme", json: #"{"org":"acme"}"#)
         let origin = try package.origin()
         try package.addAppConfig("globex", json: #"{"org":"globex"}"#)
@@ -64,8 +66,8 @@ import Testing
 extension TestPackage {
     /// Replaces index.json with `text` (atomically, as a build would).
     func replaceIndex(with text: String) throws {
-        let temp = root.appendingPathComponent(".tmp-index-\(UUID().uuidString)")
+        let temp = publicRoot.appendingPathComponent(".tmp-index-\(UUID().uuidString)")
         try Data(text.utf8).write(to: temp)
-        guard rename(temp.path, root.appendingPathComponent("index.json").path) == 0 else { throw CocoaError(.fileWriteUnknown) }
+        guard Glibc.rename(temp.path, publicRoot.appendingPathComponent("index.json").path) == 0 else { throw CocoaError(.fileWriteUnknown) }
     }
 }

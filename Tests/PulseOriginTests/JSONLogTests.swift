@@ -3,6 +3,7 @@ import PulseHTTPServer
 import PulseLog
 import PulseSystem
 import PulseSystemTesting
+import PulseTestSupport
 import Testing
 @testable import PulseOrigin
 
@@ -21,12 +22,12 @@ import Testing
     }
 
     @Test func everyLineIsOneJSONObject() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let blob = TestPackage.randomBytes(3000)
         let hash = try package.addBlob(blob)
         try package.addAppConfig("acme", json: #"{"org":"acme"}"#)
-        let logPath = package.root.appendingPathComponent("access.log").path
-        let origin = try OriginProcess(["--package", package.root.path, "--access-log", logPath, "--log-format", "json"])
+        let logPath = package.publicRoot.appendingPathComponent("access.log").path
+        let origin = try OriginProcess(["--package", package.publicRoot.path, "--access-log", logPath, "--log-format", "json"])
         let connect = { try RawHTTPConnection(host: "127.0.0.1", port: Int(origin.port)) }
         let first = try connect().request("GET", "/api/sync/asset/\(hash)")
         #expect(first.status == 200 && first.body == blob)
@@ -75,7 +76,7 @@ import Testing
         let events = try origin.errorLines.map(Self.object)
         let bodies = events.compactMap { $0["Body"] as? String }
         #expect(bodies.count == events.count && events.count >= 4)
-        #expect(bodies.first?.hasPrefix("serving \(package.root.path) on http://127.0.0.1:") == true)
+        #expect(bodies.first?.hasPrefix("serving \(package.publicRoot.path) on http://127.0.0.1:") == true)
         #expect(bodies.contains { $0.hasPrefix("SIGHUP: index.json read: 1 app configs") })
         #expect(bodies.contains { $0.hasPrefix("SIGTERM: finishing ") })
         #expect(bodies.last == "stopped")
@@ -86,11 +87,11 @@ import Testing
 
     /// An alarm (a blob whose bytes do not match its name) is a WARN line; the 500 it caused is a WARN too.
     @Test func alarmsAreWarnings() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let hash = try package.addBlob(TestPackage.randomBytes(500))
         try package.flipBit(hash)
-        let logPath = package.root.appendingPathComponent("access.log").path
-        let origin = try OriginProcess(["--package", package.root.path, "--access-log", logPath, "--log-format", "json"])
+        let logPath = package.publicRoot.appendingPathComponent("access.log").path
+        let origin = try OriginProcess(["--package", package.publicRoot.path, "--access-log", logPath, "--log-format", "json"])
         #expect(try RawHTTPConnection(host: "127.0.0.1", port: Int(origin.port)).request("GET", "/api/sync/asset/\(hash)").status == 500)
         #expect(origin.waitForLine(hash))
         origin.signal(SIGTERM)
@@ -104,18 +105,18 @@ import Testing
 
     /// Without the option, or with `text`, the lines are the text ones, as before.
     @Test func textStaysTheDefault() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let hash = try package.addBlob(TestPackage.randomBytes(100))
         for extra in [[], ["--log-format", "text"]] {
-            let logPath = package.root.appendingPathComponent("access-\(extra.count).log").path
-            let origin = try OriginProcess(["--package", package.root.path, "--access-log", logPath] + extra)
+            let logPath = package.publicRoot.appendingPathComponent("access-\(extra.count).log").path
+            let origin = try OriginProcess(["--package", package.publicRoot.path, "--access-log", logPath] + extra)
             #expect(try RawHTTPConnection(host: "127.0.0.1", port: Int(origin.port)).request("GET", "/api/sync/asset/\(hash)").status == 200)
             origin.signal(SIGTERM)
             #expect(origin.waitForExit(within: 10) == 0)
             let line = try #require(try Self.lines(logPath).first)
             #expect(line.range(of: #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ 127\.0\.0\.1 GET /api/sync/asset/[0-9a-f]{64} 200 100 \d+\.\d{3}ms verified$"#,
                                options: .regularExpression) != nil, "\(line)")
-            #expect(origin.errorLines.first?.hasPrefix("pulse-origin: serving \(package.root.path) on http://127.0.0.1:") == true)
+            #expect(origin.errorLines.first?.hasPrefix("pulse-origin: serving \(package.publicRoot.path) on http://127.0.0.1:") == true)
             #expect(origin.errorLines.last == "pulse-origin: stopped")
         }
     }

@@ -2,6 +2,7 @@ import Foundation
 import PulseCrypto
 import PulseHTTPServer
 import PulseSystem
+import PulseTestSupport
 import Testing
 @testable import PulseOrigin
 
@@ -16,8 +17,8 @@ final class RunningOrigin {
          origin configureOrigin: (inout OriginConfiguration) -> Void = { _ in }, alarms: AlarmLog = AlarmLog(),
          willHash: (@Sendable () -> Void)? = nil) throws {
         self.package = package
-        logPath = package.root.appendingPathComponent("access.log").path
-        var configuration = OriginConfiguration(packageRoot: package.root)
+        logPath = package.publicRoot.appendingPathComponent("access.log").path
+        var configuration = OriginConfiguration(packageRoot: package.publicRoot)
         configureOrigin(&configuration)
         origin = try Origin(
             configuration: configuration, accessLog: try AccessLog.file(logPath), alarm: { alarms.append($0) }, willHash: willHash)
@@ -55,7 +56,7 @@ final class RunningOrigin {
 
 @Suite(.serialized) struct LoopbackServerTests {
     @Test func headersAndBodiesOverKeepAlive() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let bytes = TestPackage.randomBytes(200_000)
         let hash = try package.addBlob(bytes)
         let running = try RunningOrigin(package)
@@ -109,7 +110,7 @@ final class RunningOrigin {
     }
 
     @Test func pathTricksOverTheWire() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let hash = try package.addBlob([1, 2, 3])
         let running = try RunningOrigin(package)
         let client = try running.client()
@@ -126,7 +127,7 @@ final class RunningOrigin {
     }
 
     @Test func bitFlippedBlobGets500OverTheWire() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let hash = try package.addBlob(TestPackage.randomBytes(10_000))
         try package.flipBit(hash, at: 5000)
         let running = try RunningOrigin(package)
@@ -142,7 +143,7 @@ final class RunningOrigin {
     }
 
     @Test func blobPushedAfterStartIsServed() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let running = try RunningOrigin(package)
         let client = try running.client()
         let bytes = TestPackage.randomBytes(1000)
@@ -155,7 +156,7 @@ final class RunningOrigin {
     }
 
     @Test func appconfigOverTheWire() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let version = try package.addAppConfig("acme", json: #"{"org":"acme","productName":"Acme"}"#)
         let running = try RunningOrigin(package)
         let client = try running.client()
@@ -169,7 +170,7 @@ final class RunningOrigin {
     }
 
     @Test func slowClientsDoNotStarveOthers() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let hash = try package.addBlob([7])
         let running = try RunningOrigin(package, configure: { $0.idleTimeoutSeconds = 3; $0.maxConnectionsPerIP = 0 })
         // 40 slowloris connections: a request line and half a header, then silence.
@@ -191,7 +192,7 @@ final class RunningOrigin {
     /// `--max-connections-per-ip`: one more connection from the address gets an answer it can act on (503,
     /// `Retry-After`, `Connection: close`), not a silent close; other addresses are served.
     @Test func perIPConnectionLimit() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let hash = try package.addBlob([7])
         let running = try RunningOrigin(package, configure: { $0.maxConnectionsPerIP = 3 })
         let held = try (0..<3).map { _ in try running.client() }
@@ -206,7 +207,7 @@ final class RunningOrigin {
     }
 
     @Test func oversizedHeadersAreRefused() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let hash = try package.addBlob([7])
         let running = try RunningOrigin(package)  // default 8 KB per connection
         // About 6 KB of headers (a CDN adding its own) still fits.
@@ -220,7 +221,7 @@ final class RunningOrigin {
     }
 
     @Test func addressInUseIsAClearError() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let running = try RunningOrigin(package)
         var configuration = HTTPServer.Configuration()
         configuration.listen = "127.0.0.1:\(running.server.port)"
@@ -232,7 +233,7 @@ final class RunningOrigin {
     }
 
     @Test func stopReleasesThePort() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let running = try RunningOrigin(package)
         let port = running.server.port
         running.server.stop()
@@ -246,7 +247,7 @@ final class RunningOrigin {
     }
 
     @Test func gracefulShutdownFinishesResponsesInFlight() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         // 48 MB: more than the socket buffers hold, so the response is still being sent when shutdown starts.
         let chunk = TestPackage.randomBytes(1 << 20)
         let bytes = (0..<48).flatMap { index in chunk.map { $0 &+ UInt8(index) } }

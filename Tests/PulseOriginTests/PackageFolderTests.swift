@@ -1,4 +1,5 @@
 import Foundation
+import PulseTestSupport
 import Testing
 @testable import PulseOrigin
 
@@ -6,13 +7,13 @@ import Testing
 /// (a folder `pulse-pack push` wrote). The server part next to it is never read.
 @Suite struct PackageFolderTests {
     @Test func aPackageFolderIsServedFromItsPublicPart() throws {
-        let published = try TestPackage()
+        let published = try TestPackage.publicPart()
         let hash = try published.addBlob(Array("public blob".utf8))
         let version = try published.addAppConfig("acme", json: #"{"org":"acme"}"#)
         let package = FileManager.default.temporaryDirectory.appendingPathComponent("pulse-origin-package-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: package) }
         try FileManager.default.createDirectory(at: package.appendingPathComponent("server"), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: published.root, to: package.appendingPathComponent("public"))
+        try FileManager.default.copyItem(at: published.publicRoot, to: package.appendingPathComponent("public"))
         // What only the sync server may read sits next to it, and must not be reachable.
         try Data("device-scoped".utf8).write(to: package.appendingPathComponent("server/index.json"))
 
@@ -23,17 +24,17 @@ import Testing
         #expect(get(origin, "/server/index.json").status == 404)
 
         // Without public/, the folder is taken as a pushed one.
-        let pushed = try Origin(configuration: OriginConfiguration(packageRoot: published.root), accessLog: nil, alarm: { _ in })
-        #expect(pushed.package.root == published.root)
+        let pushed = try Origin(configuration: OriginConfiguration(packageRoot: published.publicRoot), accessLog: nil, alarm: { _ in })
+        #expect(pushed.package.root == published.publicRoot)
         #expect(get(pushed, "/api/sync/asset/\(hash)").status == 200)
     }
 
     @Test func anIndexOfTheOldLayoutIsRefusedWithWhatToDo() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         try Data(#"{"format":"pulse-package/1","sessions":{},"series":{},"appconfig":{}}"#.utf8)
-            .write(to: package.root.appendingPathComponent("index.json"))
+            .write(to: package.publicRoot.appendingPathComponent("index.json"))
         #expect {
-            try Origin(configuration: OriginConfiguration(packageRoot: package.root), accessLog: nil)
+            try Origin(configuration: OriginConfiguration(packageRoot: package.publicRoot), accessLog: nil)
         } throws: { error in
             "\(error)".contains("pulse-package/1") && "\(error)".contains("rebuild")
         }

@@ -2,16 +2,17 @@ import Foundation
 import PulseCrypto
 import PulseSystem
 import PulseSystemTesting
+import PulseTestSupport
 import Testing
 
 /// Issue 10 item 8, on the real executable: every signal a process manager or an operator sends is handled or
 /// ignored on purpose, with a line in the log, and SIGTERM stops it even with a FIFO under a blob's name.
 @Suite(.serialized) struct SignalTests {
     @Test func signalsAreHandledDeliberately() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         try package.addAppConfig("acme", json: #"{"org":"acme"}"#)
-        let logPath = package.root.appendingPathComponent("access.log").path
-        let origin = try OriginProcess(["--package", package.root.path, "--access-log", logPath])
+        let logPath = package.publicRoot.appendingPathComponent("access.log").path
+        let origin = try OriginProcess(["--package", package.publicRoot.path, "--access-log", logPath])
         #expect(try RawHTTPConnection(host: "127.0.0.1", port: Int(origin.port)).request("GET", "/healthz").status == 200)
 
         try package.addAppConfig("globex", json: #"{"org":"globex"}"#)
@@ -40,7 +41,7 @@ import Testing
     }
 
     @Test func sigtermStopsWithAFifoUnderABlobName() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let name = SHA256.hex([4, 2, 0])
         let fifo = package.assets.appendingPathComponent(name).path
         #expect(mkfifo(fifo, 0o644) == 0)
@@ -48,7 +49,7 @@ import Testing
             let writer = open(fifo, O_WRONLY | O_NONBLOCK)
             if writer >= 0 { close(writer) }
         }
-        let origin = try OriginProcess(["--package", package.root.path, "--access-log", "off", "--shutdown-timeout", "2"])
+        let origin = try OriginProcess(["--package", package.publicRoot.path, "--access-log", "off", "--shutdown-timeout", "2"])
         let clients = try (0..<2).map { _ in try RawHTTPConnection(host: "127.0.0.1", port: Int(origin.port), timeout: 5) }
         for client in clients { try client.send("GET /api/sync/asset/\(name) HTTP/1.1\r\nHost: x\r\n\r\n") }
         for client in clients { #expect(try client.readResponse().status == 500) }
@@ -62,10 +63,10 @@ extension SignalTests {
     /// Issue 19 item 2 on the real executable: SIGTERM makes `/readyz` 503 at once (on a connection held from
     /// before too), blobs are served through `--drain-delay`, then it stops with 0.
     @Test func sigtermEndsReadinessAtOnceAndServesThroughTheDrainDelay() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let blob = Array(repeating: UInt8(7), count: 1000)
         let hash = try package.addBlob(blob)
-        let origin = try OriginProcess(["--package", package.root.path, "--access-log", "off", "--drain-delay", "2"])
+        let origin = try OriginProcess(["--package", package.publicRoot.path, "--access-log", "off", "--drain-delay", "2"])
         let held = try RawHTTPConnection(host: "127.0.0.1", port: Int(origin.port), timeout: 2)
         #expect(try held.request("GET", "/readyz").status == 200)
         let signalled = Date()
@@ -87,9 +88,9 @@ extension SignalTests {
     /// Issue 19 item 4: under a `Type=notify` unit pulse-origin says READY=1 when it listens, RELOADING=1 and
     /// READY=1 around a SIGHUP (index.json read again), STOPPING=1 when it stops.
     @Test func readyReloadAndStopReachTheServiceManager() throws {
-        let package = try TestPackage()
+        let package = try TestPackage.publicPart()
         let socket = try NotifySocket()
-        let origin = try OriginProcess(["--package", package.root.path, "--access-log", "off"], environment: socket.environment)
+        let origin = try OriginProcess(["--package", package.publicRoot.path, "--access-log", "off"], environment: socket.environment)
         let ready = try #require(socket.wait(for: "READY=1"))
         #expect(ready.contains { $0.hasPrefix("STATUS=serving ") && $0.hasSuffix("on http://127.0.0.1:\(origin.port)") })
         origin.signal(SIGHUP)

@@ -1,5 +1,6 @@
 import Foundation
 import PulseCrypto
+import PulseTestSupport
 import Testing
 
 @testable import PulsePDF
@@ -17,7 +18,8 @@ struct CanonicalPageTests {
     /// `qpdf --empty --pages deck.pdf 1-5 deck.pdf 2 -- new.pdf`: every object renumbered, streams
     /// rewritten as qpdf writes them, only the last page replaced (by a copy of page 2).
     @Test func reassembledDeckChangesOnlyTheReplacedPage() throws {
-        let folder = try PDFTools.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let deck = SharedResourcesDeck.make()
         let input = try PDFTools.write(deck, "deck.pdf", in: folder)
         let resaved = try PDFTools.qpdf(deck, ["--empty", "--pages", input.path, "1-5", input.path, "2", "--", "OUT"], in: folder)
@@ -29,7 +31,8 @@ struct CanonicalPageTests {
     }
 
     @Test func renumberedDeckGivesTheSamePages() throws {
-        let folder = try PDFTools.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         for deck in [SharedResourcesDeck.make(), try PDFTools.fixture("three-pages.pdf")] {
             let before = try Self.pages(deck)
             // Objects renumbered and packed into object streams, a cross-reference stream instead of a table.
@@ -42,7 +45,8 @@ struct CanonicalPageTests {
     }
 
     @Test func deletingPagesChangesNoOtherPage() throws {
-        let folder = try PDFTools.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let deck = SharedResourcesDeck.make()
         let before = try Self.pages(deck)
         let after = try Self.pages(try PDFTools.qpdf(deck, ["IN", "--pages", ".", "1,3-4,6", "--", "OUT"], in: folder))
@@ -50,7 +54,8 @@ struct CanonicalPageTests {
     }
 
     @Test func reorderingPagesChangesNoPage() throws {
-        let folder = try PDFTools.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let deck = SharedResourcesDeck.make()
         let before = try Self.pages(deck)
         let after = try Self.pages(try PDFTools.qpdf(deck, ["IN", "--pages", ".", "z-1", "--", "OUT"], in: folder))
@@ -58,7 +63,8 @@ struct CanonicalPageTests {
     }
 
     @Test func appendingPagesChangesNoOtherPage() throws {
-        let folder = try PDFTools.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let deck = SharedResourcesDeck.make()
         let other = PDFTools.fixtures.appendingPathComponent("three-pages.pdf").path
         let before = try Self.pages(deck), otherPages = try Self.pages(try PDFTools.fixture("three-pages.pdf"))

@@ -2,20 +2,12 @@ import Foundation
 import PulseCrypto
 import Testing
 
-/// Paths, temporary folders, and the qpdf and poppler command-line tools (Scripts/bootstrap installs
-/// both) the page tests look at written pages with.
+/// Paths, and the qpdf and poppler command-line tools (Scripts/bootstrap installs both) the page tests
+/// look at written pages with (in a `TestFolder` of the test's).
 enum PDFTools {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../..").standardizedFileURL
     static let fixtures = repository.appendingPathComponent("Tests/Fixtures/pdf")
-
-    /// A fresh temporary folder.
-    static func temporaryFolder(_ name: String = #function) throws -> URL {
-        let url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("pulse-pdf-tests-\(name.filter { $0.isLetter })-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
 
     static func fixture(_ name: String) throws -> [UInt8] {
         Array(try Data(contentsOf: fixtures.appendingPathComponent(name)))

@@ -1,4 +1,5 @@
 import Foundation
+import PulseTestSupport
 import Testing
 
 @testable import PulsePDF
@@ -7,7 +8,8 @@ import Testing
 /// any other page.
 struct PageIsolationTests {
     @Test func eachSlideHoldsOnlyWhatItsPageDraws() throws {
-        let folder = try PDFTools.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let deck = SharedResourcesDeck.make()
         let document = try PDFDocument(bytes: deck, name: "shared-resources.pdf")
         try #require(document.pageCount == SharedResourcesDeck.pageCount)
@@ -37,7 +39,8 @@ struct PageIsolationTests {
     /// Pruning changes nothing that is drawn: each slide renders as its page does in the whole deck
     /// (also the content of the group the deck hides, which qpdf's split would show).
     @Test func eachSlideRendersLikeItsPageInTheDeck() throws {
-        let folder = try PDFTools.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let deck = SharedResourcesDeck.make()
         let document = try PDFDocument(bytes: deck, name: "shared-resources.pdf")
         for n in 1...document.pageCount {
@@ -50,7 +53,8 @@ struct PageIsolationTests {
     /// when a page lacks its /Type.
     @Test(arguments: ["links.pdf", "links-untyped.pdf"])
     func linksToOtherPagesCarryNothingOfThem(_ fixture: String) throws {
-        let folder = try PDFTools.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let document = try PDFDocument(bytes: try PDFTools.fixture(fixture), name: fixture)
         #expect(document.pageCount == 3)
         let first = try PDFTools.expanded(try document.page(0), in: folder)
@@ -85,7 +89,8 @@ struct PageIsolationTests {
         pdf.addStream(7, "/Filter/FlateDecode", data: cut)
         pdf.add(8, "<</Type/Page/Parent 2 0 R/Contents 9 0 R>>")
         pdf.addStream(9, "/Filter/FlateDecode", text: "/Im3 Do, not deflated")
-        let folder = try PDFTools.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let document = try PDFDocument(bytes: pdf.bytes(root: 1), name: "damaged.pdf")
         let image = { (n: Int) in Data(SharedResourcesDeck.image(n)).base64EncodedString() }
         #expect(try Inventory(try document.page(0), in: folder).images == [image(1)])

@@ -1,4 +1,5 @@
 import Foundation
+import PulseTestSupport
 import Testing
 
 @testable import PulsePDF
@@ -31,7 +32,8 @@ struct RenderTests {
         "Tests/Fixtures/pdf/typst-deck.pdf"])
     func pagesRenderLikeTheDocument(_ path: String) throws {
         let bytes = Array(try Data(contentsOf: PDFTools.repository.appendingPathComponent(path)))
-        try RenderComparison.check(bytes, name: path, in: try PDFTools.temporaryFolder())
+        let folder = try TestFolder()
+        try RenderComparison.check(bytes, name: path, in: folder.url)
     }
 }
 
@@ -44,7 +46,8 @@ struct CorpusRenderTests {
     func everyCorpusPageRendersLikeTheDocument() throws {
         let decks = try FileManager.default.contentsOfDirectory(atPath: try #require(Self.folder)).filter { $0.hasSuffix(".pdf") }
         #expect(!decks.isEmpty)
-        let work = try PDFTools.temporaryFolder()
+        let workFolder = try TestFolder()
+        let work = workFolder.url
         for deck in decks.sorted() {
             let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: Self.folder!).appendingPathComponent(deck)))
             try RenderComparison.check(bytes, name: deck, in: work)

@@ -1,6 +1,7 @@
 import Foundation
 import PulseCore
 import PulseStore
+import PulseTestSupport
 import Testing
 
 @testable import PulsePack
@@ -9,12 +10,14 @@ import Testing
 struct BadInputTests {
     /// A package built from a good three-page deck, and its files before the bad build.
     struct Scene {
+        let scratch: TestFolder
         let folder: URL
         let out: URL
         let before: [String: Data]
 
         init(_ name: String = #function) throws {
-            folder = try Support.temporaryFolder(name)
+            scratch = try TestFolder(name)
+            folder = scratch.url
             out = folder.appendingPathComponent("pkg")
             let session = try Support.sessionFile(in: folder, deck: Support.fixtures.appendingPathComponent("pdf/three-pages.pdf"))
             try Support.build(session, out: out)

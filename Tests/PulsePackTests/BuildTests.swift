@@ -4,6 +4,7 @@ import PulseCore
 import PulseCrypto
 @testable import PulsePDF
 import PulseStore
+import PulseTestSupport
 import Testing
 
 @testable import PulsePack
@@ -11,7 +12,8 @@ import Testing
 
 struct BuildTests {
     @Test func samplesBuildVerifyAndDecrypt() throws {
-        let folder = try Support.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let out = folder.appendingPathComponent("pkg")
         let report = try Support.build(Support.samples.appendingPathComponent("series.json"), out: out)
         #expect(report.sessions.map(\.id) == ["keynote", "workshop"])
@@ -38,7 +40,8 @@ struct BuildTests {
     /// Same input, same package id and secret, and the clock pinned by SOURCE_DATE_EPOCH: two folders are
     /// byte-identical, and a rebuild into the same folder changes nothing.
     @Test func sameInputGivesByteIdenticalPackages() throws {
-        let folder = try Support.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let secret = try Support.secretFile(in: folder)
         let series = Support.samples.appendingPathComponent("series.json")
         let first = folder.appendingPathComponent("one"), second = folder.appendingPathComponent("two")
@@ -57,7 +60,8 @@ struct BuildTests {
     /// However many threads read and seal (1 to more than there are slides; readers and sealers in every
     /// mix), the package is the same, byte for byte.
     @Test(.timeLimit(.minutes(2))) func threadCountDoesNotChangeThePackage() throws {
-        let folder = try Support.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let secret = try Support.secretFile(in: folder)
         let series = Support.samples.appendingPathComponent("series.json")
         var snapshots: [[String: Data]] = []
@@ -90,7 +94,8 @@ struct BuildTests {
     }
 
     @Test func replacingOneSlideMakesExactlyOneNewBlob() throws {
-        let folder = try Support.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let deck = try Support.copy(Support.keynoteImages, to: folder.appendingPathComponent("deck"))
         let session = try Support.sessionFile(in: folder, deck: deck)
         let out = folder.appendingPathComponent("pkg")
@@ -133,7 +138,8 @@ struct BuildTests {
     }
 
     @Test func singleSessionRebuildUpdatesItsSeries() throws {
-        let folder = try Support.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let out = folder.appendingPathComponent("pkg")
         try Support.build(Support.samples.appendingPathComponent("series.json"), out: out)
         let package = PulsePackage(root: out)
@@ -153,7 +159,8 @@ struct BuildTests {
 
 struct SealedBuildTests {
     @Test func sealToWritesNoPlaintextKeyTable() throws {
-        let folder = try Support.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let out = folder.appendingPathComponent("pkg")
         let identity = try AgeIdentity.generate()
         var options = Builder.Options(input: Support.samples.appendingPathComponent("series.json"), output: out, environment: Support.environment)
@@ -174,7 +181,8 @@ struct SealedBuildTests {
     /// through a pending file. Killed between the commit and the rename, the next build finishes the job
     /// (for sealed tables too, which it cannot read) and removes a pending table the index does not name.
     @Test(arguments: [false, true]) func pendingKeyTableIsFinishedByTheNextBuild(sealed: Bool) throws {
-        let folder = try Support.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let out = folder.appendingPathComponent("pkg")
         let secret = try Support.secretFile(in: folder)
         let identity = try AgeIdentity.generate()
@@ -220,7 +228,8 @@ struct SealedBuildTests {
     }
 
     @Test func badRecipientFailsBeforeAnyWork() throws {
-        let folder = try Support.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let out = folder.appendingPathComponent("pkg")
         let result = Support.cli(["build", Support.samples.appendingPathComponent("series.json").path, "--out", out.path, "--seal-to", "age1nope"])
         #expect(result.code == 65)

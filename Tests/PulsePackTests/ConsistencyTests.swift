@@ -2,6 +2,7 @@ import Foundation
 import PulseCommandLine
 import PulseCore
 import PulseStore
+import PulseTestSupport
 import Testing
 
 @testable import PulsePack
@@ -31,7 +32,8 @@ struct ConsistencyTests {
         let usage = Support.cli(["build", "x.json"])
         #expect(usage.code == 64)
         #expect(usage.err.first == "pulse-pack: error: build: missing --out <dir>")
-        let folder = try Support.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let keys = Support.cli(["keys", "open", folder.appendingPathComponent("nothing.age").path, "-i", folder.appendingPathComponent("none").path])
         #expect(keys.err.count == 1 && keys.err[0].hasPrefix("pulse-pack: error: keys open: "), "\(keys.err)")
         let typo = Support.cli(["biuld"])
@@ -41,7 +43,8 @@ struct ConsistencyTests {
     }
 
     @Test func verifyOfSomethingThatIsNotAPackageExits65() throws {
-        let folder = try Support.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let result = Support.cli(["verify", folder.path])
         #expect(result.code == 65)
         #expect(result.err == ["pulse-pack: error: \(folder.path): not a pulse package (no server/index.json)"])
@@ -51,7 +54,8 @@ struct ConsistencyTests {
     }
 
     @Test func hintsQuotePathsWithSpaces() throws {
-        let folder = try Support.temporaryFolder().appendingPathComponent("My Talks")
+        let temporary = try TestFolder()
+        let folder = temporary.url.appendingPathComponent("My Talks")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let session = try Support.sessionFile(in: folder, deck: Support.fixtures.appendingPathComponent("pdf/three-pages.pdf"))
         let out = folder.appendingPathComponent("pkg")
@@ -65,7 +69,8 @@ struct ConsistencyTests {
 
     /// `--json` of build, verify and diff: indented, keys sorted (the canonical pretty form).
     @Test func jsonIsPrintedOneWay() throws {
-        let folder = try Support.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let session = try Support.sessionFile(in: folder, deck: Support.fixtures.appendingPathComponent("pdf/three-pages.pdf"))
         let out = folder.appendingPathComponent("pkg")
         for arguments in [["build", session.path, "--out", out.path, "--json"], ["verify", out.path, "--json"]] {
@@ -86,7 +91,8 @@ extension ConsistencyTests {
 
     /// A damaged index names the line and column, like an input file.
     @Test func aDamagedIndexGivesItsPosition() throws {
-        let folder = try Support.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let session = try Support.sessionFile(in: folder, deck: Support.fixtures.appendingPathComponent("pdf/three-pages.pdf"))
         let out = folder.appendingPathComponent("pkg")
         try Support.build(session, out: out)
@@ -104,7 +110,8 @@ extension ConsistencyTests {
 extension ConsistencyTests {
     /// verify reports its progress (drawn as a bar on a terminal only): every blob and every slide.
     @Test func verifyReportsProgress() throws {
-        let folder = try Support.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let session = try Support.sessionFile(in: folder, deck: Support.fixtures.appendingPathComponent("pdf/three-pages.pdf"))
         let out = folder.appendingPathComponent("pkg")
         try Support.build(session, out: out)

@@ -1,6 +1,7 @@
 import Foundation
 import PulseCore
 import PulseStore
+import PulseTestSupport
 import Testing
 
 @testable import PulsePack
@@ -13,9 +14,11 @@ struct FaultTests {
 
     /// A tmpfs of `size` mounted on a fresh folder; unmounted by `done()`.
     struct Mount {
+        let folder: TestFolder
         let path: URL
         init(size: String) throws {
-            path = try Support.temporaryFolder("mount")
+            folder = try TestFolder("mount")
+            path = folder.url
             let status = try Support.run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(size)", "tmpfs", path.path])
             try #require(status == 0, "mount tmpfs failed")
         }
@@ -28,7 +31,8 @@ struct FaultTests {
     @Test(.enabled(if: isRoot, "needs root to mount a tmpfs")) func fullDiskLeavesPreviousPackage() throws {
         let mount = try Mount(size: "400k")
         defer { mount.done() }
-        let folder = try Support.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let out = mount.path.appendingPathComponent("pkg")
         try Support.build(try Support.sessionFile(in: folder, deck: Support.fixtures.appendingPathComponent("pdf/three-pages.pdf")), out: out)
         let before = Support.snapshot(out)
@@ -44,7 +48,8 @@ struct FaultTests {
     @Test(.enabled(if: isRoot, "needs root to mount a tmpfs")) func readOnlyFolderLeavesPreviousPackage() throws {
         let mount = try Mount(size: "4m")
         defer { mount.done() }
-        let folder = try Support.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let out = mount.path.appendingPathComponent("pkg")
         try Support.build(try Support.sessionFile(in: folder, deck: Support.fixtures.appendingPathComponent("pdf/three-pages.pdf")), out: out)
         let before = Support.snapshot(out)
@@ -61,7 +66,8 @@ struct FaultTests {
     @Test func killNineAtAnyMomentKeepsThePackageIntact() throws {
         let binary = Support.binary
         try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the pulse-pack executable first (swift build)")
-        let folder = try Support.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let out = folder.appendingPathComponent("pkg")
         let small = try Support.sessionFile(in: folder, deck: Support.fixtures.appendingPathComponent("pdf/three-pages.pdf"))
         try Support.build(small, out: out)
@@ -141,7 +147,8 @@ extension FaultTests {
     @Test func killNineDuringPushNeverExposesAMissingBlob() throws {
         let binary = Support.binary
         try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the pulse-pack executable first (swift build)")
-        let folder = try Support.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let package = try Self.bigPackage(200, in: folder)
         let target = folder.appendingPathComponent("cdn")
         var killedEarly = 0
@@ -168,7 +175,8 @@ extension FaultTests {
     }
 
     @Test(.enabled(if: isRoot, "needs root to mount a tmpfs")) func pushToAFullFolderPublishesNothing() throws {
-        let folder = try Support.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let package = try Self.bigPackage(40, in: folder)  // about 900 KB of blobs
         let mount = try Mount(size: "300k")
         defer { mount.done() }

@@ -1,5 +1,6 @@
 import Foundation
 import PulseCore
+import PulseTestSupport
 import Testing
 
 @testable import PulsePack
@@ -31,7 +32,8 @@ struct ImageInputTests {
 
     /// A session whose one speaker's photo is `photo` (a file written into the test folder).
     func build(photo name: String, _ bytes: [UInt8]?, extra: [String] = [], _ function: String = #function) throws -> (code: Int32, out: [String], err: [String], folder: URL) {
-        let folder = try Support.temporaryFolder(function)
+        let temporary = try TestFolder(function)
+        let folder = temporary.url
         let photo = folder.appendingPathComponent(name)
         if let bytes { try Data(bytes).write(to: photo) }
         let session = try Support.sessionFile(in: folder, deck: Support.fixtures.appendingPathComponent("pdf/three-pages.pdf"),
@@ -59,7 +61,8 @@ struct ImageInputTests {
 
     /// A 300 MB file is refused from its size alone: it is never read (the build stays small).
     @Test func aHugeFileIsRefusedWithoutReadingIt() throws {
-        let folder = try Support.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let photo = folder.appendingPathComponent("ada.png")
         FileManager.default.createFile(atPath: photo.path, contents: Data(Self.png(width: 10, height: 10)))
         let handle = try FileHandle(forWritingTo: photo)
@@ -108,7 +111,8 @@ struct ImageInputTests {
     }
 
     @Test func slidesAreInNaturalOrderAndJunkIsIgnored() throws {
-        let folder = try Support.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let deck = try slideFolder(["Slide10.png", "slide1.png", "slide2.png", "SLIDE3.png", "slide03b.png"],
                                    junk: [".DS_Store", "Thumbs.db", "desktop.ini", "._slide1.png", "slide2.png~"], in: folder)
         let session = try Support.sessionFile(in: folder, deck: deck)
@@ -127,7 +131,8 @@ struct ImageInputTests {
     }
 
     @Test func anythingElseInASlideFolderIsNamed() throws {
-        let folder = try Support.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let deck = try slideFolder(["slide1.png", "slide2.png"], junk: ["notes.txt"], in: folder)
         let session = try Support.sessionFile(in: folder, deck: deck)
         let result = Support.cli(["build", session.path, "--out", folder.appendingPathComponent("pkg").path])

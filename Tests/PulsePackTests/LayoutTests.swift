@@ -3,6 +3,7 @@ import PulseAge
 import PulseCore
 import PulseCrypto
 import PulseStore
+import PulseTestSupport
 import Testing
 
 @testable import PulsePack
@@ -14,7 +15,8 @@ struct SessionBindingTests {
     /// releasing a key in one session opens nothing in the other. An unchanged slide of one session
     /// still keeps its blob across rebuilds.
     @Test func theSameDeckInTwoSessionsHasOtherKeysAndOtherBlobs() throws {
-        let folder = try Support.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let out = folder.appendingPathComponent("pkg")
         let deck = Support.fixtures.appendingPathComponent("pdf/three-pages.pdf")
         try Support.build(try Support.sessionFile(in: folder, deck: deck, id: "talk"), out: out)
@@ -42,7 +44,8 @@ struct SessionBindingTests {
 
     /// The same session in two packages with the same secret (two ids): other blobs.
     @Test func theSamePackageSecretInTwoPackagesGivesOtherBlobs() throws {
-        let folder = try Support.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let secret = try Support.secretFile(in: folder)
         let session = try Support.sessionFile(in: folder, deck: Support.fixtures.appendingPathComponent("pdf/three-pages.pdf"))
         let one = try Support.build(session, out: folder.appendingPathComponent("one"), secret: secret)
@@ -72,7 +75,8 @@ struct SessionBindingTests {
 /// What push sends is the public part and nothing else (issue 7, item 4).
 struct PublicPartTests {
     @Test func pushSendsNoManifestKeyTableGatedResourceOrSecret() throws {
-        let folder = try Support.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let out = folder.appendingPathComponent("pkg"), target = folder.appendingPathComponent("cdn")
         try Support.build(Support.samples.appendingPathComponent("series.json"), out: out)
         let push = try Support.executable(["push", out.path, "--to", target.path])
@@ -106,7 +110,8 @@ struct PublicPartTests {
 /// Timeline-gated resources keep their content and rule for the server part.
 struct GatedResourceTests {
     @Test func gatedResourcesKeepTheirEntryAndRule() throws {
-        let out = try Support.temporaryFolder().appendingPathComponent("pkg")
+        let outFolder = try TestFolder()
+        let out = outFolder.url.appendingPathComponent("pkg")
         try Support.build(Support.samples.appendingPathComponent("series.json"), out: out)
         let package = PulsePackage(root: out)
         let index = try package.readIndex()
@@ -142,7 +147,8 @@ struct GatedResourceTests {
     /// Editing only a gated resource leaves the manifest (and its packageVersion) as it was, but not the
     /// gated file: it is named by its own content, so the old one is never rewritten in place.
     @Test func editingOnlyAGatedResourceMakesANewGatedFile() throws {
-        let folder = try Support.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let out = folder.appendingPathComponent("pkg")
         let deck = Support.fixtures.appendingPathComponent("pdf/three-pages.pdf")
         let resource = { (url: String) in
@@ -166,7 +172,8 @@ struct GatedResourceTests {
 /// The secret outside the package, the package id, private key folders.
 struct SecretAndIdTests {
     @Test func theSecretLivesOutsideThePackageFolder() throws {
-        let out = try Support.temporaryFolder().appendingPathComponent("pkg")
+        let outFolder = try TestFolder()
+        let out = outFolder.url.appendingPathComponent("pkg")
         let report = try Support.build(Support.samples.appendingPathComponent("series.json"), out: out)
         let home = try Support.secretURL(out)
         #expect(report.secret == home.path && report.secretCreated)
@@ -182,7 +189,8 @@ struct SecretAndIdTests {
     /// A build killed while it created a secret leaves a staging file holding a secret; the next creation
     /// in that folder removes it once it is an hour old.
     @Test func abandonedSecretStagingFilesAreRemoved() throws {
-        let folder = try Support.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let old = folder.appendingPathComponent(".tmp-.tmp-secret-ABANDONED"), fresh = folder.appendingPathComponent(".tmp-secret-IN-PROGRESS")
         let staged = folder.appendingPathComponent(".tmp-\(Support.packageId)-ABANDONED")  // FileSystem.createNew's staging name
         for url in [old, fresh, staged] { try Data("x".utf8).write(to: url) }
@@ -196,7 +204,8 @@ struct SecretAndIdTests {
     }
 
     @Test func aSecretFileInsideThePackageIsRefusedAndAMissingOneIsCreated() throws {
-        let folder = try Support.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let out = folder.appendingPathComponent("pkg")
         let session = try Support.sessionFile(in: folder, deck: Support.fixtures.appendingPathComponent("pdf/three-pages.pdf"))
         try Support.build(session, out: out)
@@ -215,7 +224,8 @@ struct SecretAndIdTests {
     }
 
     @Test func thePackageIdIsRecordedAndMustMatch() throws {
-        let folder = try Support.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let out = folder.appendingPathComponent("pkg")
         let session = try Support.sessionFile(in: folder, deck: Support.fixtures.appendingPathComponent("pdf/three-pages.pdf"))
         try Support.build(session, out: out)
@@ -235,7 +245,8 @@ struct SecretAndIdTests {
 
     /// A keys folder left open to others (an older pulse-pack, a copy, a umask) is closed by the next build.
     @Test func anOpenKeysFolderIsTightenedTo0700() throws {
-        let folder = try Support.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let out = folder.appendingPathComponent("pkg")
         let session = try Support.sessionFile(in: folder, deck: Support.fixtures.appendingPathComponent("pdf/three-pages.pdf"))
         try Support.build(session, out: out)
@@ -254,7 +265,8 @@ struct SecretAndIdTests {
 /// `--seal-to` on a package that has plaintext key tables (issue 11, item 2).
 struct SealEveryTableTests {
     @Test func sealToSealsTheUnchangedSessionsTablesToo() throws {
-        let folder = try Support.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let samples = try Support.copy(Support.samples, to: folder.appendingPathComponent("samples"))
         let out = folder.appendingPathComponent("pkg")
         let series = samples.appendingPathComponent("series.json")
@@ -287,7 +299,8 @@ struct SealEveryTableTests {
 /// The history: every version still in the package, newest first, with its publish time.
 struct HistoryTests {
     @Test func aRevertIsPublishedAgainAndAnUnchangedRebuildChangesNothing() throws {
-        let folder = try Support.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let out = folder.appendingPathComponent("pkg")
         let deck = Support.fixtures.appendingPathComponent("pdf/three-pages.pdf")
         let a = try Support.sessionFile(in: folder, deck: deck)

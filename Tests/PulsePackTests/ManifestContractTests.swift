@@ -2,18 +2,21 @@ import Foundation
 import PulseCore
 import PulseCrypto
 import PulseStore
+import PulseTestSupport
 import Testing
 
 @testable import PulsePack
 
 /// The manifests against ../shared/contract/pulse-mobile-sync.txt, section 3 and 4, field by field.
 struct ManifestContractTests {
+    let folder: TestFolder
     let out: URL
     let package: PulsePackage
     let index: PackageIndex
 
     init() throws {
-        out = try Support.temporaryFolder("contract").appendingPathComponent("pkg")
+        folder = try TestFolder("contract")
+        out = folder.url.appendingPathComponent("pkg")
         try Support.build(Support.samples.appendingPathComponent("series.json"), out: out)
         package = PulsePackage(root: out)
         index = try package.readIndex()

@@ -1,6 +1,7 @@
 import Foundation
 import PulseCore
 import PulseStore
+import PulseTestSupport
 import Testing
 
 @testable import PulsePack
@@ -33,7 +34,8 @@ struct MigrationTests {
     }
 
     @Test func buildMovesAPulsePackage1FolderToTheCurrentLayout() throws {
-        let folder = try Support.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let out = try Self.copyFixture(to: folder)
         let session = try Support.sessionFile(in: folder, deck: Support.fixtures.appendingPathComponent("pdf/links.pdf"))
         let report = try Support.build(session, out: out, packageId: Support.packageId, environment: Self.environment(folder))
@@ -69,13 +71,16 @@ struct MigrationTests {
     /// and the next build finishes it: the package is then exactly what an uninterrupted one gives.
     @Test(arguments: 1...13) func aMigrationStoppedAfterAnyStepIsFinishedByTheNextBuild(step: Int) throws {
         struct Stop: Error {}
-        let reference = try Support.temporaryFolder("reference-\(step)")
+        let referenceFolder = try TestFolder("reference-\(step)")
+        let reference = referenceFolder.url
         let referenceOut = try Self.copyFixture(to: reference)
         let deck = Support.fixtures.appendingPathComponent("pdf/links.pdf")
         try Support.build(try Support.sessionFile(in: reference, deck: deck), out: referenceOut, packageId: Support.packageId,
                           environment: Self.environment(reference))
 
-        let folder = try Support.temporaryFolder("stopped-\(step)")
+        let temporary = try TestFolder("stopped-\(step)")
+
+        let folder = temporary.url
         let out = try Self.copyFixture(to: folder)
         // The old index.json goes once the new indexes are written (step 12); every other file stays.
         let oldIndex = try Data(contentsOf: Self.fixture.appendingPathComponent("index.json"))
@@ -99,7 +104,8 @@ struct MigrationTests {
 
     /// Commands that do not migrate say what to run, in one line.
     @Test func verifyPushAndGcNameTheCommandThatMigrates() throws {
-        let folder = try Support.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let out = try Self.copyFixture(to: folder)
         let before = Support.snapshot(out)
         let verify = Support.cli(["verify", out.path])

@@ -1,6 +1,7 @@
 import Foundation
 import PulseCore
 import PulseStore
+import PulseTestSupport
 import Testing
 
 @testable import PulsePack
@@ -8,10 +9,9 @@ import Testing
 /// What a new organizer hit (issue 11): JSON errors with their position, typos and impossible values
 /// refused with one line naming the file and the field, suggestions for mistyped names.
 struct NewcomerTests {
-    /// The samples copied into a temporary folder, with `edit` applied to one file's text.
-    static func samples(_ name: String = #function, edit file: String, _ edit: (String) -> String) throws -> URL {
-        let folder = try Support.temporaryFolder(name)
-        let copy = try Support.copy(Support.samples, to: folder.appendingPathComponent("Samples"))
+    /// The samples copied into `folder`, with `edit` applied to one file's text.
+    static func samples(in folder: TestFolder, edit file: String, _ edit: (String) -> String) throws -> URL {
+        let copy = try Support.copy(Support.samples, to: folder.url.appendingPathComponent("Samples"))
         let url = copy.appendingPathComponent(file)
         let text = try String(contentsOf: url, encoding: .utf8)
         let edited = edit(text)
@@ -22,7 +22,8 @@ struct NewcomerTests {
 
     /// Builds the edited samples; expects exit 65 and one error line that ends with `message`.
     func expectRefused(file: String, _ message: String, name: String = #function, _ edit: (String) -> String) throws {
-        let samples = try Self.samples(name, edit: file, edit)
+        let folder = try TestFolder(name)
+        let samples = try Self.samples(in: folder, edit: file, edit)
         let out = samples.deletingLastPathComponent().appendingPathComponent("pkg")
         let result = Support.cli(["build", samples.appendingPathComponent("series.json").path, "--out", out.path])
         #expect(result.code == 65, "\(result.err)")

@@ -1,4 +1,5 @@
 import Foundation
+import PulseTestSupport
 import Testing
 
 @testable import PulsePack
@@ -33,8 +34,8 @@ import Testing
     }
 
     @Test func aMissingHelperIsOneClearLine() throws {
-        let folder = try Support.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let lonely = folder.appendingPathComponent("pulse-pack")
         try FileManager.default.copyItem(at: Support.binary, to: lonely)
         let result = try Support.executable(["push", folder.path, "--to", folder.appendingPathComponent("cdn").path], program: lonely)

@@ -1,6 +1,7 @@
 import Foundation
 import PulseCrypto
 import PulseStore
+import PulseTestSupport
 import Testing
 
 @testable import PulsePack
@@ -32,7 +33,8 @@ struct SlideDeltaTests {
     }
 
     @Test func aSlideDecryptsToItsOwnPictureOnlyAndAReassembledDeckMakesOneNewBlob() throws {
-        let folder = try Support.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let deck = folder.appendingPathComponent("deck.pdf")
         try FileManager.default.copyItem(at: Self.typstDeck, to: deck)
         let session = try Support.sessionFile(in: folder, deck: deck)

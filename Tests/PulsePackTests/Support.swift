@@ -15,14 +15,6 @@ enum Support {
     static let keynotePDF = samples.appendingPathComponent("decks/keynote.pdf")
     static let keynoteImages = samples.appendingPathComponent("decks/keynote-images")
 
-    /// A fresh temporary folder.
-    static func temporaryFolder(_ name: String = #function) throws -> URL {
-        let url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("pulse-pack-tests-\(name.filter { $0.isLetter })-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
-
     /// Where the tests' builds keep package secrets by default (never the real user's config folder).
     static let configHome: URL = {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("pulse-pack-tests-config-\(UUID().uuidString.prefix(8))")

@@ -1,14 +1,20 @@
 import Foundation
 import PulseCore
 import PulseStore
+import PulseTestSupport
 import Testing
 
 @testable import PulsePack
 
 struct VerifyTests {
+    /// Each test's folder (swift-testing makes a fresh suite value per test), removed after it.
+    let folder: TestFolder
+
+    init() throws { folder = try TestFolder() }
+
     /// A fresh sample package.
     func package() throws -> (URL, PulsePackage) {
-        let out = try Support.temporaryFolder().appendingPathComponent("pkg")
+        let out = folder.url.appendingPathComponent("pkg")
         try Support.build(Support.samples.appendingPathComponent("series.json"), out: out)
         return (out, PulsePackage(root: out))
     }
@@ -98,7 +104,8 @@ struct VerifyTests {
     }
 
     @Test func notAPackage() throws {
-        let folder = try Support.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let report = Verifier(package: folder, keys: nil).run()
         #expect(report.problems == ["\(folder.path): not a pulse package (no server/index.json)"])
     }
@@ -106,7 +113,8 @@ struct VerifyTests {
 
 struct DiffCommandTests {
     @Test func printsFetchDropAndBytes() throws {
-        let folder = try Support.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let old = folder.appendingPathComponent("old.json"), new = folder.appendingPathComponent("new.json")
         let a = String(repeating: "a", count: 64), b = String(repeating: "b", count: 64), c = String(repeating: "c", count: 64)
         let oldManifest: JSONValue = ["slides": [["n": 0, "assetHash": .string(a), "bytes": 10], ["n": 1, "assetHash": .string(b), "bytes": 20]]]
@@ -132,7 +140,8 @@ struct DiffCommandTests {
 
     /// `--package P --session S`: the session's previous version against its current one, from server/.
     @Test func comparesASessionsTwoNewestVersionsInAPackage() throws {
-        let folder = try Support.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let deck = try Support.copy(Support.keynoteImages, to: folder.appendingPathComponent("deck"))
         let session = try Support.sessionFile(in: folder, deck: deck)
         let out = folder.appendingPathComponent("pkg")
@@ -166,7 +175,8 @@ struct DiffCommandTests {
 
     /// Slide numbers in runs, from 1 like the deck's pages.
     @Test func slideNumbersAreGroupedInRuns() throws {
-        let folder = try Support.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let slides = { (hashes: [String]) -> JSONValue in
             ["session": ["id": "k"], "slides": .array(hashes.enumerated().map { ["n": .int($0.offset), "assetHash": .string(String(repeating: $0.element, count: 64)), "bytes": 1] })]
         }
@@ -180,7 +190,8 @@ struct DiffCommandTests {
 
     /// Two sessions, a series against a session, a description instead of a manifest: one line, exit 65.
     @Test func mismatchedInputsAreRefused() throws {
-        let folder = try Support.temporaryFolder()
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let keynote = try manifest(["session": ["id": "keynote"], "slides": []], in: folder, "keynote.json")
         let workshop = try manifest(["session": ["id": "workshop"], "slides": []], in: folder, "workshop.json")
         let series = try manifest(["series": ["id": "devconf"], "sessions": []], in: folder, "series.json")

@@ -5,12 +5,13 @@ import PulseServer
 import PulseServerStorage
 @testable import PulseServerCLI
 import PulseCommandLine
+import PulseTestSupport
 import Testing
 
 @Suite struct AdminCommandTests {
     /// A data folder with the sessions "talk" and "lab" in series "conf".
     static func seeded(_ name: String = #function) throws -> (TestPackage, String) {
-        let package = try TestPackage(name)
+        let package = try TestPackage(packageId: TestContent.packageAID, name)
         try package.addSession("talk", series: "conf")
         try package.addSession("lab", series: "conf")
         try package.addSeries("conf", sessions: ["talk", "lab"])

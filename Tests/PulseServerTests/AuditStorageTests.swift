@@ -4,6 +4,7 @@ import PulsePostgres
 import PulsePostgresTesting
 import PulseSQLite
 import PulseSystem
+import PulseTestSupport
 import SyncTestSupport
 import Testing
 @testable import PulseServerStorage

@@ -3,6 +3,7 @@ import PulseCore
 import PulseCrypto
 import PulseSQLite
 import PulseSystem
+import PulseTestSupport
 import SyncTestSupport
 import Synchronization
 import Testing

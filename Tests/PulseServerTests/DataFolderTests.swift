@@ -1,5 +1,6 @@
 import Foundation
 import PulseServer
+import PulseTestSupport
 import SyncTestSupport
 import PulseServerStorage
 import Testing

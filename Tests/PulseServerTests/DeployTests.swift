@@ -1,6 +1,7 @@
 import Foundation
 import PulseSystem
 import PulseSystemTesting
+import PulseTestSupport
 import SyncTestSupport
 import Testing
 

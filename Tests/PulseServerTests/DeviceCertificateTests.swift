@@ -2,6 +2,7 @@ import Foundation
 import PulseCore
 import PulseCrypto
 import PulseServer
+import PulseTestSupport
 import SyncTestSupport
 import PulseServerStorage
 import PulseSyncAPI

@@ -2,6 +2,7 @@ import Foundation
 import PulseAge
 import PulseCore
 import PulseServer
+import PulseTestSupport
 import SyncTestSupport
 import PulseServerStorage
 @testable import PulseServerCLI
@@ -31,7 +32,7 @@ import Testing
     }
 
     @Test func aNewerDeckBecomesCurrentAndJSONSaysSo() throws {
-        let package = try TestPackage()
+        let package = try TestPackage(packageId: TestContent.packageAID)
         try package.addSession("talk")
         try package.commit()
         let data = package.root.appendingPathComponent("data").path
@@ -47,7 +48,7 @@ import Testing
     }
 
     @Test func otherKeysForTheSameDeckVersionAreRefusedWithOneLineAndNothingChanges() throws {
-        let package = try TestPackage()
+        let package = try TestPackage(packageId: TestContent.packageAID)
         try package.addSession("a")
         try package.addSession("talk")
         try package.commit()
@@ -69,12 +70,12 @@ import Testing
     }
 
     @Test func anotherPackageIdNeedsReplacePackage() throws {
-        let first = try TestPackage(packageId: TestContent.packageA)
+        let first = try TestPackage(packageId: TestContent.packageAID)
         try first.addSession("talk")
         try first.commit()
         let data = first.root.appendingPathComponent("data").path
         #expect(CLI.run(["import", "--data", data, first.root.path]).code == 0)
-        let second = try TestPackage(packageId: TestContent.packageB)
+        let second = try TestPackage(packageId: TestContent.packageBID)
         try second.addSession("talk", seed: "b")
         try second.commit()
         let refused = CLI.run(["import", "--data", data, second.root.path])

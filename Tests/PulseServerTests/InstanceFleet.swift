@@ -6,6 +6,7 @@ import PulseServerStorage
 @testable import PulseServerCLI
 import PulseCommandLine
 import PulseSystem
+import PulseTestSupport
 import SyncTestSupport
 import Testing
 
@@ -68,7 +69,7 @@ final class InstanceFleet: @unchecked Sendable {
 
     /// Imports a package with `sessions` (`slides` each), then sets their state.
     func seed(_ sessions: [String], slides: Int = 10, state: String = "live", series: String? = nil) throws {
-        let package = try TestPackage()
+        let package = try TestPackage(packageId: TestContent.packageAID)
         for id in sessions { try package.addSession(id, slides: slides, series: series) }
         if let series { try package.addSeries(series, sessions: sessions) }
         try package.commit()

@@ -2,6 +2,7 @@ import Foundation
 import PulseCrypto
 import PulseSQLite
 import PulseServer
+import PulseTestSupport
 import SyncTestSupport
 import PulseServerStorage
 import Testing

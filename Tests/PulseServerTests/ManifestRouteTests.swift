@@ -1,6 +1,7 @@
 import Foundation
 import PulseCore
 import PulseCrypto
+import PulseTestSupport
 import Testing
 @testable import PulseServer
 @testable import PulseServerStorage
@@ -11,7 +12,7 @@ import Testing
     /// A package (written by hand, as docs/package-format.md says) with a gated session in a series.
     static func harness(_ name: String = #function) throws -> (SyncHarness, talkVersion: String) {
         let harness = try SyncHarness(name, configure: { $0.deviceLimit = RateLimit(rate: 1000, burst: 1000) })
-        let package = try TestPackage(name)
+        let package = try TestPackage(packageId: TestContent.packageAID, name)
         let (version, _) = try package.addSession("talk", slides: 8, gated: [
             .init(id: "solutions", releaseAfterSlide: 3),
             .init(id: "survey", releaseAt: "2027-01-15T09:00:00Z"),  // the test clock starts an hour before

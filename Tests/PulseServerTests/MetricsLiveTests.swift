@@ -3,6 +3,7 @@ import PulseCore
 import PulseCrypto
 import PulsePostgresTesting
 import PulseSystem
+import PulseTestSupport
 import SyncTestSupport
 import Testing
 

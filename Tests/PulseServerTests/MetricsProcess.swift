@@ -1,5 +1,6 @@
 import Foundation
 import PulseSystem
+import PulseTestSupport
 import SyncTestSupport
 import Testing
 

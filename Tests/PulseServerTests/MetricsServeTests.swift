@@ -3,6 +3,7 @@ import PulseCommandLine
 import PulseCore
 import PulseCrypto
 import PulseSystem
+import PulseTestSupport
 import SyncTestSupport
 import Testing
 

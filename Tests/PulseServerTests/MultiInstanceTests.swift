@@ -4,6 +4,7 @@ import PulseCrypto
 import PulsePostgres
 import PulsePostgresTesting
 import PulseSystem
+import PulseTestSupport
 import SyncTestSupport
 import Testing
 @testable import PulseServer

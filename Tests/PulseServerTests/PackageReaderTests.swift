@@ -4,12 +4,13 @@ import PulseCore
 import PulseCrypto
 import PulseServer
 import PulseServerStorage
+import PulseTestSupport
 import Testing
 
 @Suite struct PackageReaderTests {
     /// A series with a plain session and a gated session whose table is sealed.
     static func sample(_ name: String = #function) throws -> (TestPackage, AgeIdentity) {
-        let package = try TestPackage(name)
+        let package = try TestPackage(packageId: TestContent.packageAID, name)
         let identity = try AgeIdentity.generate()
         try package.addSession("keynote", deckVersion: 2, slides: 5, series: "conf")
         try package.addSession(
@@ -24,13 +25,13 @@ import Testing
     @Test func readsEveryPartOfAServerPart() throws {
         let (package, identity) = try Self.sample()
         let plan = try PackageReader(package: package.root, identities: [identity]).read()
-        #expect(plan.packageId == package.packageId)
+        #expect(plan.packageId == package.packageId.hex)
         #expect(plan.sessions.map(\.id) == ["keynote", "lab"].sorted())
         let keynote = try #require(plan.sessions.first { $0.id == "keynote" })
         #expect(keynote.deckVersion == 2 && keynote.slideCount == 5 && keynote.seriesId == "conf" && keynote.gated.isEmpty)
         let expected = TestPackage.slides("keynote", deckVersion: 2, count: 5)
         #expect(keynote.keyTable.slides.map(\.keyB64) == expected.map { Data($0.key).base64EncodedString() })
-        #expect(keynote.keyTable.packageId == package.packageId)
+        #expect(keynote.keyTable.packageId == package.packageId.hex)
         // The stored manifest is the file's canonical content, and hashes to its version.
         #expect(PackageVersion.of(try JSONValue.parse(Data(keynote.manifest))) == keynote.packageVersion)
 
@@ -91,7 +92,7 @@ import Testing
     }
 
     @Test func keyTablesMustMatchTheManifestAndThePackage() throws {
-        let wrongHash = try TestPackage()
+        let wrongHash = try TestPackage(packageId: TestContent.packageAID)
         try wrongHash.addSession("talk", keyTable: { table in
             guard case var .array(slides)? = table["slides"], case var .object(first) = slides[1] else { return }
             first["assetHash"] = .string(String(repeating: "e", count: 64))
@@ -101,17 +102,17 @@ import Testing
         try wrongHash.commit()
         #expect(try Self.failure(wrongHash) == "keys/talk/1.json: slides[1].assetHash: does not match the manifest's slide 1")
 
-        let otherPackage = try TestPackage()
+        let otherPackage = try TestPackage(packageId: TestContent.packageAID)
         try otherPackage.addSession("talk", keyTable: { $0["packageId"] = .string(TestContent.packageB) })
         try otherPackage.commit()
         #expect(try Self.failure(otherPackage) == "keys/talk/1.json: packageId: expected \(TestContent.packageA), the package's id")
 
-        let noPackage = try TestPackage()
+        let noPackage = try TestPackage(packageId: TestContent.packageAID)
         try noPackage.addSession("talk", keyTable: { $0["packageId"] = nil })
         try noPackage.commit()
         #expect(try Self.failure(noPackage) == "keys/talk/1.json: packageId: missing (key tables of pulse-package/2 name their package)")
 
-        let shortKey = try TestPackage()
+        let shortKey = try TestPackage(packageId: TestContent.packageAID)
         let secret = Data(repeating: 0x41, count: 31).base64EncodedString()
         try shortKey.addSession("talk", keyTable: { table in
             guard case var .array(slides)? = table["slides"], case var .object(first) = slides[0] else { return }
@@ -124,7 +125,7 @@ import Testing
         #expect(message == "keys/talk/1.json: slides[0].keyB64: not 32 bytes of base64")
         #expect(!message.contains(secret))
 
-        let fewer = try TestPackage()
+        let fewer = try TestPackage(packageId: TestContent.packageAID)
         try fewer.addSession("talk", keyTable: { table in
             guard case let .array(slides)? = table["slides"] else { return }
             table["slides"] = .array(Array(slides.dropLast()))
@@ -132,7 +133,7 @@ import Testing
         try fewer.commit()
         #expect(try Self.failure(fewer) == "keys/talk/1.json: slides: 4 keys for the manifest's 5 slides")
 
-        let missing = try TestPackage()
+        let missing = try TestPackage(packageId: TestContent.packageAID)
         try missing.addSession("talk")
         try FileManager.default.removeItem(at: missing.url("keys/talk/1.json"))
         try missing.commit()
@@ -140,28 +141,28 @@ import Testing
     }
 
     @Test func gatedFilesMustMatchTheManifest() throws {
-        let outOfRange = try TestPackage()
+        let outOfRange = try TestPackage(packageId: TestContent.packageAID)
         try outOfRange.addSession("talk", slides: 3, gated: [.init(id: "r", releaseAfterSlide: 3)])
         try outOfRange.commit()
         #expect(try Self.failure(outOfRange) == "\(outOfRange.gatedFile("talk")): resources[0].releaseAfterSlide: expected a slide number from 0 to 2")
 
-        let noRule = try TestPackage()
+        let noRule = try TestPackage(packageId: TestContent.packageAID)
         try noRule.addSession("talk", gated: [.init(id: "r")])
         try noRule.commit()
         #expect(try Self.failure(noRule).hasSuffix("resources[0]: has neither releaseAfterSlide nor releaseAt: it could never be released"))
 
-        let badTime = try TestPackage()
+        let badTime = try TestPackage(packageId: TestContent.packageAID)
         try badTime.addSession("talk", gated: [.init(id: "r", releaseAt: "tomorrow")])
         try badTime.commit()
         #expect(try Self.failure(badTime).hasSuffix("resources[0].releaseAt: expected a time like 2026-12-03T10:15:00+01:00"))
 
-        let unmarked = try TestPackage()
+        let unmarked = try TestPackage(packageId: TestContent.packageAID)
         try unmarked.addSession("talk", gated: [.init(id: "r", releaseAfterSlide: 1)])
         unmarked.sessions["talk"] = .object(unmarked.sessions["talk"]!.objectValue!.filter { $0.key != "gated" })
         try unmarked.commit()
         #expect(try Self.failure(unmarked).hasSuffix(": resources: has gated resources, but index.json names no gated file for the session"))
 
-        let retitled = try TestPackage()
+        let retitled = try TestPackage(packageId: TestContent.packageAID)
         try retitled.addSession("talk", gated: [.init(id: "r", releaseAfterSlide: 1)])
         try retitled.commit()
         let gatedFile = retitled.gatedFile("talk")
@@ -178,14 +179,14 @@ import Testing
     }
 
     @Test func seriesRefsMustNameCurrentSessionsOfThePackage() throws {
-        let package = try TestPackage()
+        let package = try TestPackage(packageId: TestContent.packageAID)
         try package.addSession("talk")
         let version = try package.addSeries("conf", sessions: ["talk"])
         try package.addSession("talk", note: "rebuilt")  // the session moved on, the series ref did not
         try package.commit()
         #expect(try Self.failure(package) == "series/conf/\(version).json: sessions[0].packageVersion: expected \(package.sessions["talk"]!["packageVersion"]!.stringValue!), the current version of talk")
 
-        let stranger = try TestPackage()
+        let stranger = try TestPackage(packageId: TestContent.packageAID)
         try stranger.addSession("talk")
         let strangerVersion = try stranger.addSeries("conf", sessions: ["talk", "elsewhere"])
         try stranger.commit()
@@ -193,21 +194,21 @@ import Testing
     }
 
     @Test func indexProblemsAreNamed() throws {
-        let package = try TestPackage()
+        let package = try TestPackage(packageId: TestContent.packageAID)
         try package.addSession("talk")
         package.sessions["../etc"] = package.sessions["talk"]
         try package.commit()
         #expect(try Self.failure(package) == "index.json: sessions.../etc: not a valid id ([a-z0-9][a-z0-9-]{0,63})")
 
-        let old = try TestPackage()
+        let old = try TestPackage(packageId: TestContent.packageAID)
         try Data(#"{"format": "pulse-package/1", "sessions": {}}"#.utf8).write(to: old.root.appendingPathComponent("index.json"))
         let error = #expect(throws: InputError.self) { try PackageReader(package: old.root) }
         #expect(error?.message == "a pulse-package/1 package has no server part; run pulse-pack build on it to migrate it")
 
-        let empty = try TestPackage()
+        let empty = try TestPackage(packageId: TestContent.packageAID)
         #expect(throws: InputError.self) { try PackageReader(package: empty.root) }
 
-        let format = try TestPackage()
+        let format = try TestPackage(packageId: TestContent.packageAID)
         try format.commit()
         try format.edit("index.json") { $0["format"] = "pulse-package/3" }
         #expect(try Self.failure(format) == "index.json: format: expected \"pulse-package/2\", found \"pulse-package/3\"")

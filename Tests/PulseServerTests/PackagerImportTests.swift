@@ -4,6 +4,7 @@ import PulseCore
 import PulseCrypto
 import PulsePack
 import PulseServer
+import PulseTestSupport
 import SyncTestSupport
 import PulseServerStorage
 import PulseSyncAPI

@@ -2,6 +2,7 @@ import Foundation
 import PulseCore
 import PulseCrypto
 import PulsePostgresTesting
+import PulseTestSupport
 import SyncTestSupport
 import Testing
 @testable import PulseServer

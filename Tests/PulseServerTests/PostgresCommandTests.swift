@@ -5,6 +5,7 @@ import PulsePostgres
 import PulsePostgresTesting
 import PulseServer
 import PulseSystem
+import PulseTestSupport
 import SyncTestSupport
 import PulseServerStorage
 @testable import PulseServerCLI
@@ -23,7 +24,7 @@ import Testing
 
     @Test func importAndAdminWorkOnPostgreSQLGivenByOptionOrEnvironment() throws {
         let database = try PostgresCluster.shared().createDatabase("cli")
-        let package = try TestPackage()
+        let package = try TestPackage(packageId: TestContent.packageAID)
         try package.addSession("talk", series: "conf")
         try package.addSeries("conf", sessions: ["talk"])
         try package.commit()

@@ -3,6 +3,7 @@ import PulseCore
 import PulseCrypto
 import PulsePostgres
 import PulsePostgresTesting
+import PulseTestSupport
 import SyncTestSupport
 import Testing
 @testable import PulseServer
@@ -234,7 +235,7 @@ import PulseCommandLine
         let versions = try PostgresConnection(database.configuration).query("SELECT version FROM schema_version").rows.map { try $0.int(0) }
         #expect(versions == Array(1...PostgresStorage.migrations.count))
 
-        let package = try TestPackage()
+        let package = try TestPackage(packageId: TestContent.packageAID)
         try package.addSession("talk")
         try package.commit()
         #expect(PostgresCommandTests.run(["import", package.root.path], environment: environment).code == 0)

@@ -3,6 +3,7 @@ import PulseCrypto
 import PulsePostgres
 import PulsePostgresTesting
 import PulseServer
+import PulseTestSupport
 import SyncTestSupport
 import PulseServerStorage
 import Testing

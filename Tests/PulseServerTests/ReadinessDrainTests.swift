@@ -1,6 +1,7 @@
 import Foundation
 import PulsePostgresTesting
 import PulseSystem
+import PulseTestSupport
 import SyncTestSupport
 import Testing
 @testable import PulseServer

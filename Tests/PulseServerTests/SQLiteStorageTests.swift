@@ -1,6 +1,7 @@
 import Foundation
 import PulseSQLite
 import PulseServer
+import PulseTestSupport
 import SyncTestSupport
 import PulseServerStorage
 import Testing

@@ -4,6 +4,7 @@ import PulseServerStorage
 @testable import PulseServerCLI
 import PulseCommandLine
 import PulseSystem
+import PulseTestSupport
 import SyncTestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import PulseCrypto
+import PulseTestSupport
 import SyncTestSupport
 import Testing
 @testable import PulseServer

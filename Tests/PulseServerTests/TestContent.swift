@@ -8,6 +8,8 @@ import PulseServerStorage
 enum TestContent {
     static let packageA = String(repeating: "a", count: 32)
     static let packageB = String(repeating: "b", count: 32)
+    static let packageAID = PackageID(packageA)!
+    static let packageBID = PackageID(packageB)!
 
     /// A key table whose keys depend on `seed`: same seed, same keys.
     static func keyTable(session: String, deckVersion: Int, slides: Int, packageId: String = packageA, seed: String = "") -> KeyTableRecord {

@@ -2,6 +2,7 @@ import Foundation
 import PulseCore
 import PulseCrypto
 import PulseSystem
+import PulseTestSupport
 import SyncTestSupport
 import Synchronization
 import Testing

@@ -6,6 +6,7 @@ import PulseServerStorage
 import PulseSyncAPI
 import PulseServerCLI
 import PulseCommandLine
+import PulseTestSupport
 
 /// pulse-server's responder in this process on a free loopback port, with a data folder of its own: the
 /// one in-process server of the test suites (pulse-server's own tests add a test clock and seeding on top,

@@ -3,32 +3,17 @@ import PulseCore
 import PulseCrypto
 import PulseStore
 
-/// A small package folder written by hand in a temp dir, as docs/package-format.md describes it:
-/// public/ (blobs named by SHA-256, blob lists, the app config, the public index) and server/ (manifests
-/// named by packageVersion, a key table, the server index), indexes last.
-struct TestPackage {
-    let root: URL
-    let packageId: PackageID
-    var package: PulsePackage { PulsePackage(root: root) }
-
-    /// A fresh temp folder (removed by the caller with `cleanUp()`).
-    static func temporaryFolder(_ label: String = "pulse-ops") -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(label)-\(UUID().uuidString)")
-        try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
-
-    init(root: URL = TestPackage.temporaryFolder(), packageId: PackageID = try! PackageID.random()) {
-        self.root = root
-        self.packageId = packageId
-    }
-
+/// A whole published package, committed through PulseStore's writers as `pulse-pack build` commits one
+/// (blobs, manifests, blob lists, key table, then both indexes), with slide texts for blobs so that push and
+/// gc tests can name each blob by its text.
+extension TestPackage {
     /// Writes blobs for `slides` (each string is one blob's content), a session manifest naming them,
     /// a series and an appconfig manifest, their blob lists, a key table, then both indexes, with
     /// `publishedAt` as the publish time of the versions it makes current.
     /// - Returns: the session manifest's packageVersion.
     @discardableResult
-    func publish(session: String = "keynote", slides: [String], logo: String = "logo-v1", publishedAt: Date = Date()) throws -> String {
+    public func publish(session: String = "keynote", slides: [String], logo: String = "logo-v1", publishedAt: Date = Date()) throws -> String {
+        let package = self.package
         let store = package.assets
         try package.makePartFolders(for: package.publicRoot)
         try AtomicFile.makeFolder(store.folder)
@@ -69,27 +54,18 @@ struct TestPackage {
         return sessionVersion
     }
 
-    func setModified(_ url: URL, _ date: Date) throws {
-        try FileManager.default.setAttributes([.modificationDate: date], ofItemAtPath: url.path)
-    }
-
-    /// Hash of a slide text, the blob's name.
-    static func hash(_ text: String) -> Digest { Digest(of: Array(text.utf8)) }
-
     /// The blob list of `slides` as a session manifest names them: its file in the public part.
-    static func refs(_ slides: [String]) -> String {
+    public static func refs(_ slides: [String]) -> String {
         let entries = slides.map { BlobList.Entry(assetHash: hash($0), bytes: $0.utf8.count) }
         return "refs/\(BlobList(entries).name).json"
     }
 
     /// Flips one byte of a stored blob in place (the file is 0444; root or not, chmod first).
-    func corrupt(_ hash: Digest) throws {
+    public func corrupt(_ hash: Digest) throws {
         let url = package.assets.url(for: hash)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: url.path)
         var bytes = try Data(contentsOf: url)
         bytes[0] ^= 0x01
         try bytes.write(to: url)
     }
-
-    func cleanUp() { try? FileManager.default.removeItem(at: root) }
 }

@@ -1,7 +1,8 @@
 import Foundation
 
-/// A temporary folder (0700), removed when dropped: the one temp-folder helper of the tests.
-public final class TestFolder: @unchecked Sendable {
+/// A temporary folder (0700), removed with everything in it when the last reference goes: the one
+/// temp-folder helper of the tests. Keep it in a `let` for as long as the test uses the folder.
+public final class TestFolder: Sendable {
     public let url: URL
 
     public init(_ name: String = #function) throws {

@@ -2,34 +2,20 @@ import Foundation
 import PulseAge
 import PulseCore
 import PulseCrypto
-import SyncTestSupport
-@testable import PulseServer
-@testable import PulseServerStorage
 
-/// A package's server part written by hand (docs/package-format.md), so import is tested against the
-/// spec rather than against the packager's code. Every method returns what it wrote.
-final class TestPackage {
-    let folder: TestFolder
-    var root: URL { folder.url }
-    var server: URL { root.appendingPathComponent("server") }
-    let packageId: String
-    var sessions: [String: JSONValue] = [:]
-    var series: [String: JSONValue] = [:]
-
-    init(packageId: String = TestContent.packageA, _ name: String = #function) throws {
-        folder = try TestFolder(name)
-        self.packageId = packageId
-    }
-
-    struct Slide {
-        var n: Int
-        var assetHash: String
-        var key: [UInt8]
-        var nonce: [UInt8]
+/// The server part written by hand from the spec (docs/package-format.md), so that import is tested
+/// against the format rather than against the packager's code: manifests, key tables (plain or sealed),
+/// gated files, then `server/index.json` by `commit()`. Every method returns what it wrote.
+extension TestPackage {
+    public struct Slide: Sendable {
+        public var n: Int
+        public var assetHash: String
+        public var key: [UInt8]
+        public var nonce: [UInt8]
     }
 
     /// Deterministic slides for a session and deck: same inputs, same keys.
-    static func slides(_ session: String, deckVersion: Int, count: Int, seed: String = "") -> [Slide] {
+    public static func slides(_ session: String, deckVersion: Int, count: Int, seed: String = "") -> [Slide] {
         (0..<count).map { n in
             let material = SHA256.hash(Array("\(session)/\(deckVersion)/\(n)/\(seed)".utf8))
             return Slide(n: n, assetHash: SHA256.hex(material + [1]), key: material, nonce: Array(SHA256.hash(material).prefix(12)))
@@ -37,16 +23,23 @@ final class TestPackage {
     }
 
     /// A gated resource as the package writes it.
-    struct Gated {
-        var id: String
-        var releaseAfterSlide: Int?
-        var releaseAt: String?
-        var url = "https://example.org/solutions"
+    public struct Gated: Sendable {
+        public var id: String
+        public var releaseAfterSlide: Int?
+        public var releaseAt: String?
+        public var url: String
+
+        public init(id: String, releaseAfterSlide: Int? = nil, releaseAt: String? = nil, url: String = "https://example.org/solutions") {
+            self.id = id
+            self.releaseAfterSlide = releaseAfterSlide
+            self.releaseAt = releaseAt
+            self.url = url
+        }
     }
 
     /// Writes a session: manifest, key table (plain or sealed), gated file; records it in the index.
     @discardableResult
-    func addSession(
+    public func addSession(
         _ id: String, deckVersion: Int = 1, slides count: Int = 5, seed: String = "", gated: [Gated] = [], series: String? = nil,
         note: String = "", sealedTo recipient: AgeRecipient? = nil, keyTable edit: ((inout [String: JSONValue]) -> Void)? = nil
     ) throws -> (packageVersion: String, slides: [Slide]) {
@@ -61,7 +54,7 @@ final class TestPackage {
         ])
         try write(manifest.prettyBytes, "sessions/\(id)/\(version).json")
         var table: [String: JSONValue] = [
-            "sessionId": .string(id), "deckVersion": .int(deckVersion), "packageVersion": .string(version), "packageId": .string(packageId),
+            "sessionId": .string(id), "deckVersion": .int(deckVersion), "packageVersion": .string(version), "packageId": .string(packageId.hex),
             "slides": .array(slides.map {
                 ["n": .int($0.n), "assetHash": .string($0.assetHash), "keyB64": .string(Data($0.key).base64EncodedString()),
                  "nonceB64": .string(Data($0.nonce).base64EncodedString())]
@@ -101,7 +94,7 @@ final class TestPackage {
 
     /// Writes a series manifest whose refs name the sessions at their current versions.
     @discardableResult
-    func addSeries(_ id: String, sessions ids: [String]) throws -> String {
+    public func addSeries(_ id: String, sessions ids: [String]) throws -> String {
         let (manifest, version) = PackageVersion.stamped([
             "series": ["id": .string(id), "title": "Conference", "timezone": "Europe/Berlin"], "rooms": [], "days": [],
             "sessions": .array(ids.map { ["id": .string($0), "title": .string("Talk \($0)"), "packageVersion": sessions[$0]?["packageVersion"] ?? "?"] }),
@@ -112,35 +105,33 @@ final class TestPackage {
     }
 
     /// Writes `server/index.json` (the commit point): call after adding sessions and series.
-    func commit() throws {
+    public func commit() throws {
         try write(JSONValue.object([
-            "format": "pulse-package/2", "packageId": .string(packageId), "sessions": .object(sessions), "series": .object(series),
+            "format": "pulse-package/2", "packageId": .string(packageId.hex), "sessions": .object(sessions), "series": .object(series),
             "appconfig": [:], "history": [:],
         ]).prettyBytes, "index.json")
     }
 
-    func write(_ bytes: [UInt8], _ relative: String) throws {
+    public func write(_ bytes: [UInt8], _ relative: String) throws {
         let url = server.appendingPathComponent(relative)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data(bytes).write(to: url)
     }
 
-    func url(_ relative: String) -> URL { server.appendingPathComponent(relative) }
+    public func url(_ relative: String) -> URL { server.appendingPathComponent(relative) }
 
     /// The current gated file of a session, relative to the server part.
-    func gatedFile(_ session: String) -> String { "gated/\(session)/\(sessions[session]!["gated"]!.stringValue!).json" }
+    public func gatedFile(_ session: String) -> String { "gated/\(session)/\(sessions[session]!["gated"]!.stringValue!).json" }
 
     /// Rewrites a JSON file of the server part.
-    func edit(_ relative: String, _ change: (inout [String: JSONValue]) -> Void) throws {
+    public func edit(_ relative: String, _ change: (inout [String: JSONValue]) -> Void) throws {
         guard case var .object(fields) = try JSONValue.parse(Data(contentsOf: url(relative))) else { return }
         change(&fields)
         try write(JSONValue.object(fields).prettyBytes, relative)
     }
-}
 
-extension TestPackage {
     /// Names a (changed) gated file by its hash again and points the index at it.
-    func rename(_ relative: String, session: String) throws {
+    public func rename(_ relative: String, session: String) throws {
         let bytes = Array(try Data(contentsOf: url(relative)))
         let name = SHA256.hex(bytes)
         try write(bytes, "gated/\(session)/\(name).json")
