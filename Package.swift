@@ -146,7 +146,7 @@ let package = Package(
             path: "Tests/SyncTestSupport", swiftSettings: swiftSettings),
         testTarget("PulseConsoleTests", [
             "PulseConsole", "PulseHTML", "PulseServer", "PulseServerStorage", "PulseSyncAPI", "PulseStaffAPI", "PulseHTTPServer", "PulseCrypto", "PulseCore",
-            "PulseSystem", "PulseSystemTesting", "SyncTestSupport",
+            "PulseSystem", "PulseSystemTesting", "PulseTestSupport", "SyncTestSupport",
         ]),
         testTarget("PulseDeviceTests", [
             "PulseDevice", "PulseDeviceCLI", "PulseTestSupport", "SyncTestSupport", "PulseServer", "PulseServerStorage", "PulseSyncAPI", "PulseHTTPServer", "PulseCrypto", "PulseCore",

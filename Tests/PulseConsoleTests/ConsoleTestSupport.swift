@@ -1,4 +1,5 @@
 import Foundation
+import PulseTestSupport
 import PulseCrypto
 import PulseHTTPServer
 import PulseServer

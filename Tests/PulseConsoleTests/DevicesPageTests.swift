@@ -18,7 +18,8 @@ import Testing
         #expect(page.text.contains("<bdi>&lt;/script&gt;&lt;script&gt;alert(2)&lt;/script&gt;</bdi>"))
         #expect(page.text.contains("2 devices"))
 
-        let found = try harness.get("/console/devices?q=ada")
+        // Search matches ids too: the term has letters no hex id holds ("ada" once matched "…b1ada…").
+        let found = try harness.get("/console/devices?q=PHONE")
         #expect(found.text.contains("1 device<") && found.text.contains("Ada"))
         #expect(!found.text.contains("onerror"))
         let long = try harness.get("/console/devices?q=" + String(repeating: "a", count: 3000))

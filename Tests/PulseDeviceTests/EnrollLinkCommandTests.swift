@@ -1,6 +1,8 @@
 import Foundation
 import PulseCommandLine
 import PulseCore
+import PulseServerStorage
+import PulseTestSupport
 import SyncTestSupport
 import Testing
 @testable import PulseDevice

@@ -1,4 +1,5 @@
 import Foundation
+import PulseTestSupport
 import PulseCore
 import PulseHTTPServer
 import PulsePostgres
