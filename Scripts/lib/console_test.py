@@ -82,6 +82,8 @@ class Browser:
         options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
         self.driver = webdriver.Chrome(options=options, service=Service("/usr/bin/chromedriver"))
         self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": DIALOG_TRAP})
+        if width < 500:  # below a desktop window's least width: a phone's viewport, emulated
+            self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": True})
         self.errors = []
 
     def open(self, path):
@@ -149,6 +151,7 @@ class Browser:
 
     def shoot(self, name, schemes=("light", "dark")):
         os.makedirs(SHOTS, exist_ok=True)
+        self.driver.execute_script("window.scrollTo(0, 0)")  # the page as it opens, not where a click scrolled it
         for scheme in schemes:
             self.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
             time.sleep(0.1)
@@ -401,6 +404,15 @@ def run(server, base, phones, browsers):
     with urllib.request.urlopen(request, timeout=10) as answer:
         rows = list(csv.reader(io.StringIO(answer.read().decode())))
     check(len(rows) >= 2, "Download CSV gives the report as CSV", str(rows[:2]))
+
+    admin.open("/console")
+    admin.click("link", "Sessions")
+    admin.click("link", KEYNOTE)
+    check(admin.wait(lambda: admin.has("button", "Go live") and admin.has("button", "End session")), "an admin's session page has the state buttons")
+    admin.visit("session")
+    admin.click("link", "Audit")
+    check(admin.wait(lambda: "device-code" in admin.text() or "advance" in admin.text()), "the audit page lists the staff actions")
+    admin.visit("audit")
 
     attacker(server, base, phones, admin, browsers)
     roles(server, base, browsers)
