@@ -179,6 +179,8 @@ public enum OriginCommand {
             case SIGUSR1:
                 events.info("\(name): \(accessLog?.reopen() ?? "no access log to reopen")", ["pulse.signal": name])
             case _ where ServerSignals.isTermination(signal):
+                // Not ready before systemd hears STOPPING: whoever watches both sees /readyz 503 by then.
+                origin.readiness.beginDraining()
                 serviceManager.stopping(status: "\(name): draining, then stopping")
                 origin.readiness.drain(for: drainDelay) { events.info("\(name): \($0)", ["pulse.signal": name]) }
                 events.info("\(name): finishing \(server.requestsInFlight) responses in flight, then stopping", ["pulse.signal": name])

@@ -216,6 +216,8 @@ enum ServeCommand {
             case SIGUSR1:
                 events.info("\(name): \(accessLog?.reopen() ?? "no access log to reopen")", ["pulse.signal": name])
             case _ where ServerSignals.isTermination(signal):
+                // Not ready before systemd hears STOPPING: whoever watches both sees /readyz 503 by then.
+                sync.sync.readiness.beginDraining()
                 serviceManager.stopping(status: "\(name): draining, then stopping")
                 sync.sync.readiness.drain(for: settings.drainDelay) { events.info("\(name): \($0)", ["pulse.signal": name]) }
                 events.info(
