@@ -1,3 +1,4 @@
+import PulseHTTPServer
 /// An `application/x-www-form-urlencoded` body, parsed with bounds: at most 64 fields, names of at most
 /// 64 bytes, values of at most 4,096 bytes after decoding; a malformed escape makes the body unreadable
 /// (nil), never a crash. A name given twice keeps its first value.
@@ -32,35 +33,7 @@ public struct FormFields: Sendable {
     }
 
     /// Percent-decoding with `+` as space; nil on a bad escape, invalid UTF-8 or past `limit` bytes.
-    static func decode(_ raw: ArraySlice<UInt8>, limit: Int) -> String? {
-        var out: [UInt8] = []
-        out.reserveCapacity(min(raw.count, limit))
-        var index = raw.startIndex
-        while index < raw.endIndex {
-            let byte = raw[index]
-            if byte == UInt8(ascii: "%") {
-                guard raw.endIndex - index >= 3,
-                      let high = hexValue(raw[index + 1]), let low = hexValue(raw[index + 2])
-                else { return nil }
-                out.append(high << 4 | low)
-                index += 3
-            } else {
-                out.append(byte == UInt8(ascii: "+") ? 0x20 : byte)
-                index += 1
-            }
-            guard out.count <= limit else { return nil }
-        }
-        return String(validating: out, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
+    static func decode(_ raw: ArraySlice<UInt8>, limit: Int) -> String? { FormDecoding.value(raw, limit: limit) }
 }
 
 extension String {
