@@ -196,15 +196,27 @@ class Browser:
         self.driver.quit()
 
 
+def whole_on_screen(browser, element):
+    """Whether the element is inside the viewport as the page opens (scrolled to the top): a camera sees all of it."""
+    return browser.driver.execute_script("""
+        window.scrollTo(0, 0);
+        const box = arguments[0].getBoundingClientRect();
+        return box.top >= 0 && box.left >= 0 && box.bottom <= window.innerHeight && box.right <= window.innerWidth;""", element)
+
+
 def decode_qr(browser, image):
-    """Reads a QR code off the screen as a camera would: a screenshot of the element, through zbarimg."""
-    path = os.path.join(SHOTS, f"qr-{int(time.time() * 1000)}.png")
+    """Reads a QR code off the screen as a camera would: a screenshot of the element, through zbarimg.
+    A screenshot that reads no code is kept in the screenshots folder for a look."""
+    path = os.path.join(SHOTS, f"{browser.name}-qr-{int(time.time() * 1000)}.png")
     os.makedirs(SHOTS, exist_ok=True)
+    browser.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", image)
     with open(path, "wb") as f:
         f.write(image.screenshot_as_png)
     out = subprocess.run(["zbarimg", "--quiet", "--raw", path], capture_output=True, text=True)
+    if out.returncode != 0:
+        return None
     os.unlink(path)
-    return out.stdout.strip() if out.returncode == 0 else None
+    return out.stdout.strip()
 
 
 class Phones:
@@ -340,6 +352,7 @@ def run(server, base, phones, browsers):
     admin.click("button", "New device code")
     qr = admin.wait(lambda: admin.named("img", re.compile("QR", re.I)))
     admin.visit("device-code-minted")
+    check(bool(qr) and whole_on_screen(admin, qr), "the device code's QR code is whole on a 1366×900 screen as the page opens")
     link = decode_qr(admin, qr) if qr else None
     check(bool(link), "the device code's QR code decodes from a screenshot", str(link))
     stage = phones.enroll("Stage left", link) if link else None

@@ -200,25 +200,29 @@ struct MintedView {
         let link = server.flatMap { try? EnrollmentLink(server: $0, credential: credential) }
         let qr = link.flatMap { try? QRCode($0.text, errorCorrection: .medium) }
         let what = isCode ? "Device code" : "Attendee link"
+        // The text beside the QR code on a laptop's screen, so the whole code shows to a camera without scrolling.
         node = section(.class("notice minted"), Attribute("aria-labelledby", "minted")) {
-            h2(.id("minted")) { "\(what) \(id) for \(PageText.scope(scope))" }
-            p {
-                strong { "Shown once." }
-                " After you leave this page only its id, \(id), is shown again."
-            }
-            if isCode {
+            div(.class("minted-text")) {
+                h2(.id("minted")) { "\(what) \(id) for \(PageText.scope(scope))" }
                 p {
-                    "Code: "
-                    code(.class("secret")) { secret }
+                    strong { "Shown once." }
+                    " After you leave this page only its id, \(id), is shown again."
                 }
-            }
-            if let link {
-                p {
-                    "Link: "
-                    code(.class("secret")) { link.text }
+                if isCode {
+                    p {
+                        "Code: "
+                        code(.class("secret")) { secret }
+                    }
                 }
-            } else {
-                p(.class("error")) { "No link: start pulse-server with --public-url so the console knows the address phones reach it at." }
+                if let link {
+                    p {
+                        "Link: "
+                        code(.class("secret")) { link.text }
+                    }
+                } else {
+                    p(.class("error")) { "No link: start pulse-server with --public-url so the console knows the address phones reach it at." }
+                }
+                if let expires { p(.class("muted")) { "Expires \(expires)." } }
             }
             if let qr {
                 figure(.class("qr")) {
@@ -226,7 +230,6 @@ struct MintedView {
                     figcaption { "Scan with the phone's camera, or run pulse-device enroll --link with the link above." }
                 }
             }
-            if let expires { p(.class("muted")) { "Expires \(expires)." } }
         }
     }
 }

@@ -116,7 +116,10 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 @media (prefers-reduced-motion: no-preference) { button { transition: filter 0.1s; } button:active { filter: brightness(0.9); } }
 
 /* ---- pages branch: companion devices, devices, live view, report, audit ---- */
-.minted { border: 3px solid var(--accent); border-radius: 14px; padding: 1rem 1.25rem; margin: 1rem 0 1.5rem; }
+.minted { border: 3px solid var(--accent); border-radius: 14px; padding: 1rem 1.25rem; margin: 1rem 0 1.5rem;
+  display: flex; flex-wrap: wrap; gap: 0 2rem; align-items: flex-start; }
+.minted-text { flex: 1 1 22rem; min-width: 0; }
+.minted .qr { flex: 0 1 20rem; }
 .minted .secret { font-size: 1.5rem; font-weight: 700; word-break: break-all; user-select: all; }
 .qr { margin: 1rem 0; }
 .qr svg { display: block; width: 100%; max-width: 20rem; height: auto; }
