@@ -1,5 +1,6 @@
 import PulseCore
 import PulseHTML
+import PulseHTTPServer
 import PulseServerStorage
 import PulseSyncAPI
 
@@ -10,8 +11,8 @@ enum DevicesPage {
     static let page = ConsolePage(path: "devices", nav: "Devices", allowed: { $0.may(.listDevices) }, get: render)
     static let confirmPage = ConsolePage(path: "devices/*/revoke", allowed: { $0.may(.revokeDevice) }, get: confirm, post: revoke)
 
-    /// Rows shown at most; a search narrows the rest.
-    static let maxRows = 500
+    /// Rows on one page; "Next" and "Previous" links page through the rest, a search narrows them.
+    static let pageSize = 100
     /// A search is at most this many characters.
     static let maxQuery = 100
 
@@ -23,9 +24,10 @@ enum DevicesPage {
     static func render(_ context: PageContext) throws -> PageResult {
         let fields = FormFields(body: Array(SyncAPI.split(context.request.target).query)) ?? FormFields()
         let query = String((fields.text("q") ?? "").prefix(maxQuery))
-        let rows = try Self.rows(context).filter { query.isEmpty || matches($0, query.lowercased()) }
-        let shown = rows.prefix(maxRows)
+        let from = fields.text("from").flatMap { BoundedDecimal.parse($0, maxDigits: 9) }.map { Int($0) } ?? 0
+        let (rows, total) = try Self.rows(context, matching: query.lowercased(), from: from)
         let canRevoke = context.principal.may(.revokeDevice)
+        let search = query.isEmpty ? "" : "q=\(FormDecoding.encoded(query))&"
         return .page(PageView(title: "Devices") {
             form(.method("get"), .action("/console/devices"), Attribute("role", "search")) {
                 div(.class("field")) {
@@ -35,8 +37,8 @@ enum DevicesPage {
                 button(.type("submit"), .class("secondary")) { "Search" }
             }
             p(.class("muted"), Attribute("aria-live", "polite")) {
-                if rows.count > shown.count {
-                    "Showing \(shown.count) of \(rows.count) devices: search to narrow."
+                if total > rows.count {
+                    rows.isEmpty ? "No device on this page: \(total) in all." : "Devices \(from + 1)–\(from + rows.count) of \(total)."
                 } else if rows.isEmpty {
                     query.isEmpty ? "No device is enrolled yet." : "No device matches the search."
                 } else {
@@ -58,7 +60,7 @@ enum DevicesPage {
                         }
                     }
                     tbody {
-                        for row in shown {
+                        for row in rows {
                             tr {
                                 th(.scope("row")) { bdi { row.device.name } }
                                 td { bdi { PageText.scope(row.device.scope) } }
@@ -76,24 +78,21 @@ enum DevicesPage {
                     }
                 }
             }
+            if from > 0 || from + rows.count < total {
+                nav(.class("pager"), Attribute("aria-label", "Device pages")) {
+                    if from > 0 { a(.href("/console/devices?\(search)from=\(max(0, from - pageSize))")) { "Previous \(pageSize)" } }
+                    if from + rows.count < total { a(.href("/console/devices?\(search)from=\(from + pageSize)")) { "Next \(pageSize)" } }
+                }
+            }
         })
     }
 
-    /// Every device, newest enrolment first, with its newest sample of any session.
-    static func rows(_ context: PageContext) throws -> [Row] {
-        var latest: [String: DiagSample] = [:]
-        for session in try context.storage.sessions() {
-            for sample in try context.storage.latestSamples(sessionId: session.id, since: 0)
-            where (latest[sample.deviceId]?.receivedAt ?? .min) < sample.receivedAt {
-                latest[sample.deviceId] = sample
-            }
-        }
-        return try context.storage.devices().sorted { $0.enrolledAt > $1.enrolledAt }.map { Row(device: $0, latest: latest[$0.id]) }
-    }
-
-    static func matches(_ row: Row, _ query: String) -> Bool {
-        [row.device.name, row.device.platform, row.device.id, row.device.scope.id, row.latest?.build ?? ""]
-            .contains { $0.lowercased().contains(query) }
+    /// One page of the devices that match `search` (lowercased), newest enrolment first, each with its newest
+    /// sample of any session, and how many match: two short queries, whatever the number of devices.
+    static func rows(_ context: PageContext, matching search: String, from: Int) throws -> (rows: [Row], total: Int) {
+        let page = try context.storage.devices(matching: search, offset: from, limit: pageSize)
+        let latest = try context.storage.latestSamples(deviceIds: page.devices.map(\.id))
+        return (page.devices.map { Row(device: $0, latest: latest[$0.id]) }, page.total)
     }
 
     /// A device id as the server makes them (letters, digits, `-`, `_`), so it may go into a path.

@@ -104,6 +104,12 @@ public protocol DeviceStorage: AnyObject, Sendable {
     func device(id: String) throws -> DeviceRecord?
     /// Every device, oldest first.
     func devices() throws -> [DeviceRecord]
+    /// The devices with these ids (at most a page of them), in no particular order; unknown ids are left out.
+    func devices(ids: [String]) throws -> [DeviceRecord]
+    /// A page of the devices whose name, platform, id or scope id contains `search` (already lowercased; ""
+    /// matches all; letters compared case-insensitively), newest enrolment first, from `offset`, at most
+    /// `limit`, and how many match in all (the console's devices page).
+    func devices(matching search: String, offset: Int, limit: Int) throws -> (devices: [DeviceRecord], total: Int)
     /// False when there is no such device or it was already revoked; true when revoked (with `audit`).
     func revokeDevice(id: String, at now: Int64, audit: [AuditEntry]) throws -> Bool
 }
@@ -147,6 +153,15 @@ public protocol SampleStorage: AnyObject, Sendable {
     func samples(sessionId: String) throws -> [DiagSample]
     /// The newest sample of each device that posted since `since` (the moderator's live view).
     func latestSamples(sessionId: String, since: Int64) throws -> [DiagSample]
+    /// The same, the most recently received first (ties: device ids from the last) and at most `limit` of
+    /// them, with how many devices posted (the console's live view: a table of the latest few of a room of
+    /// 10,000, and the room's count).
+    func latestSamples(sessionId: String, since: Int64, limit: Int) throws -> (samples: [DiagSample], devices: Int)
+    /// The newest sample of any session of each of `deviceIds` (at most a page of them), by device id.
+    func latestSamples(deviceIds: [String]) throws -> [String: DiagSample]
+    /// How many samples session `sessionId` has and the id of its newest: changes with every sample stored,
+    /// so a report made from `samples(sessionId:)` can be kept until it does (one index range read).
+    func sampleStamp(sessionId: String) throws -> SampleStamp
 }
 
 /// The audit log: append-only (no method updates or deletes a row; both schemas refuse UPDATE and DELETE
@@ -281,6 +296,17 @@ public struct StorageGeneration: Equatable, Hashable, Sendable {
         public static let devices = Kinds(rawValue: 2)
         public static let sessions = Kinds(rawValue: 4)
         public static let content = Kinds(rawValue: 8)
+    }
+}
+
+/// What `SampleStorage.sampleStamp` answers: equal stamps, equal samples.
+public struct SampleStamp: Equatable, Hashable, Sendable {
+    public var count: Int64
+    public var newest: Int64
+
+    public init(count: Int64, newest: Int64) {
+        self.count = count
+        self.newest = newest
     }
 }
 

@@ -37,10 +37,11 @@ public final class LiveSamples: Sendable {
     func note(_ sample: DiagSample) {
         state.withLock { state in
             guard state.watchers[sample.sessionId] != nil else { return }
-            var pending = state.pending[sample.sessionId, default: [:]]
-            guard pending.count < maxDevices || pending[sample.deviceId] != nil else { return }
-            pending[sample.deviceId] = sample
-            state.pending[sample.sessionId] = pending
+            // In place: a copy of the session's dictionary per sample would make a burst of N samples cost N².
+            // (No local holds the dictionary either: it would be a second reference, and the write a copy.)
+            let count = state.pending[sample.sessionId]?.count ?? 0
+            guard count < maxDevices || state.pending[sample.sessionId]?[sample.deviceId] != nil else { return }
+            state.pending[sample.sessionId, default: [:]][sample.deviceId] = sample
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import PulseServerStorage
 import Testing
+@testable import PulseConsole
 
 /// `/console/devices`: hostile device strings come out as text; search is bounded; revoking needs the
 /// confirmation page's form and its CSRF token.
@@ -24,6 +25,32 @@ import Testing
         #expect(!found.text.contains("onerror"))
         let long = try harness.get("/console/devices?q=" + String(repeating: "a", count: 3000))
         #expect(long.status == 200 && long.text.contains("No device matches"))
+    }
+
+    /// A page of `pageSize` newest first, "Next" and "Previous" links that keep the search, and a bounded offset.
+    @Test func devicesComeInPagesThatKeepTheSearch() throws {
+        let harness = try PagesHarness()
+        let token = try CredentialSecret.newToken()
+        let hash = try #require(CredentialSecret.hash(token))
+        try harness.storage.addCredential(NewCredential(hash: hash, kind: .registrationToken, scope: .series("devconf-2026"), createdAt: 1))
+        let count = DevicesPage.pageSize + 5
+        for n in 0..<count {
+            let id = String(format: "%032x", n + 1)
+            let device = NewDevice(id: id, publicKey: Array(id.utf8), platform: "ios", name: n % 2 == 0 ? "Even phone \(n)" : "Odd phone \(n)")
+            _ = try #require(try harness.storage.enroll(credentialHash: hash, device: device, at: 1000 + Int64(n)))
+        }
+        let first = try harness.get("/console/devices").text
+        #expect(first.contains("Devices 1–\(DevicesPage.pageSize) of \(count).") && first.contains("Odd phone \(count - 2)"))
+        #expect(first.contains(#"href="/console/devices?from=\#(DevicesPage.pageSize)">Next"#) && !first.contains(">Previous"))
+        let second = try harness.get("/console/devices?from=\(DevicesPage.pageSize)").text
+        #expect(second.contains("Devices \(DevicesPage.pageSize + 1)–\(count) of \(count).") && second.contains(">Even phone 0<"))
+        #expect(second.contains(#"href="/console/devices?from=0">Previous"#) && !second.contains(">Next"))
+        let search = try harness.get("/console/devices?q=even%20PHONE").text
+        #expect(search.contains("Devices 1–\(DevicesPage.pageSize) of \((count + 1) / 2).") == false && search.contains("\((count + 1) / 2) devices"))
+        let odd = try harness.get("/console/devices?q=odd+phone&from=2").text
+        #expect(odd.contains("Devices 3–\(count / 2) of \(count / 2).") && odd.contains(#"href="/console/devices?q=odd%20phone&amp;from=0">Previous"#))
+        #expect(try harness.get("/console/devices?from=99999999999999999999").status == 200)
+        #expect(try harness.get("/console/devices?from=-5").text.contains("Devices 1–"))
     }
 
     @Test func revokeGoesThroughAConfirmationWithCSRF() throws {

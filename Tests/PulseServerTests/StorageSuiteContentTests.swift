@@ -135,5 +135,40 @@ import Testing
         #expect(try storage.samples(sessionId: "talk") == posted)
         #expect(try storage.latestSamples(sessionId: "talk", since: 1000) == [posted[2], posted[3]].sorted { $0.deviceId < $1.deviceId })
         #expect(try storage.latestSamples(sessionId: "talk", since: 1030) == [posted[2]])
+        // The console's form: newest first, cut to a limit, with the room's count; and by device, of any session.
+        #expect(try storage.latestSamples(sessionId: "talk", since: 1000, limit: 1) == ([posted[2]], 2))
+        #expect(try storage.latestSamples(sessionId: "talk", since: 1000, limit: 5) == ([posted[2], posted[3]], 2))
+        #expect(try storage.latestSamples(sessionId: "talk", since: 1100, limit: 5) == ([], 0))
+        #expect(try storage.latestSamples(deviceIds: [devices[1].id, "no-such-device"]) == [devices[1].id: posted[3]])
+        #expect(try storage.latestSamples(deviceIds: []) == [:])
+        let stamp = try storage.sampleStamp(sessionId: "talk")
+        #expect(stamp.count == 4 && stamp.newest > 0)
+        #expect(try storage.sampleStamp(sessionId: "nothing") == SampleStamp(count: 0, newest: 0))
+    }
+
+    /// The console's devices page: a page of the newest enrolments, a search over name, platform, id and scope,
+    /// and the count of all that match; a search is a substring, never a pattern.
+    @Test(arguments: StorageBackend.all)
+    func devicesComeInPagesNewestFirstAndBySearch(_ backend: StorageBackend) throws {
+        let storage = try backend.make().storage
+        try TestContent.seed(storage, "talk")
+        var devices: [DeviceRecord] = []
+        for n in 1...5 {
+            let new = StorageSuiteEnrollTests.device(n)
+            let named = NewDevice(id: new.id, publicKey: new.publicKey, platform: n == 5 ? "Android" : "ios", name: n == 3 ? "Ada's 100%_phone" : "Phone \(n)")
+            devices.append(try #require(try storage.enroll(credentialHash: try StorageSuiteEnrollTests.code(storage), device: named, at: 1000 + Int64(n))))
+        }
+        let all = try storage.devices(matching: "", offset: 0, limit: 2)
+        #expect(all.total == 5 && all.devices.map(\.id) == [devices[4].id, devices[3].id])
+        #expect(try storage.devices(matching: "", offset: 4, limit: 2).devices.map(\.id) == [devices[0].id])
+        #expect(try storage.devices(matching: "", offset: 9, limit: 2) == ([], 5))
+        #expect(try storage.devices(matching: "android", offset: 0, limit: 10).devices.map(\.id) == [devices[4].id])
+        #expect(try storage.devices(matching: "ada's", offset: 0, limit: 10).devices.map(\.id) == [devices[2].id])
+        #expect(try storage.devices(matching: "%_", offset: 0, limit: 10).devices.map(\.id) == [devices[2].id])
+        #expect(try storage.devices(matching: "talk", offset: 0, limit: 10).total == 5)  // the scope's id
+        #expect(try storage.devices(matching: String(devices[1].id.suffix(6)), offset: 0, limit: 10).devices.map(\.id) == [devices[1].id])
+        #expect(try storage.devices(matching: "nobody", offset: 0, limit: 10) == ([], 0))
+        #expect(Set(try storage.devices(ids: [devices[0].id, devices[3].id, "unknown"]).map(\.id)) == [devices[0].id, devices[3].id])
+        #expect(try storage.devices(ids: []).isEmpty)
     }
 }

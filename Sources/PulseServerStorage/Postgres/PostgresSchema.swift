@@ -305,11 +305,37 @@ enum PostgresSchema {
                     (staff_role = 'presenter' AND staff_session IS NOT NULL) OR (staff_role = 'admin' AND staff_session IS NULL)
                     OR staff_role = 'moderator' OR (staff_role IS NULL AND staff_session IS NULL));
             """),
+        PostgresMigration(version: 6, sql: """
+            -- The newest sample of each device in each session, kept by a trigger as samples arrive (also as
+            -- `pulse-server migrate` copies them in): the console's live view reads a room of 10,000 from an index
+            -- instead of grouping every sample on each view, and the devices page finds each device's last sample.
+            CREATE TABLE diag_latest (
+                session_id text NOT NULL,
+                device_id text NOT NULL,
+                sample_id bigint NOT NULL,
+                received_at bigint NOT NULL,
+                PRIMARY KEY (session_id, device_id)
+            );
+            CREATE INDEX diag_latest_recent ON diag_latest (session_id, received_at, device_id COLLATE "C");
+            CREATE INDEX diag_latest_device ON diag_latest (device_id, sample_id);
+            INSERT INTO diag_latest (session_id, device_id, sample_id, received_at)
+                SELECT DISTINCT ON (session_id, device_id) session_id, device_id, id, received_at FROM diag_samples
+                ORDER BY session_id, device_id, id DESC;
+            CREATE FUNCTION pulse_diag_latest() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                INSERT INTO diag_latest (session_id, device_id, sample_id, received_at)
+                VALUES (NEW.session_id, NEW.device_id, NEW.id, NEW.received_at)
+                ON CONFLICT (session_id, device_id) DO UPDATE SET sample_id = EXCLUDED.sample_id, received_at = EXCLUDED.received_at
+                WHERE EXCLUDED.sample_id > diag_latest.sample_id;
+                RETURN NULL;
+            END $$;
+            CREATE TRIGGER diag_latest_keep AFTER INSERT ON diag_samples FOR EACH ROW EXECUTE FUNCTION pulse_diag_latest();
+            """),
     ]
 
     /// Every table, parents before children (the order `migrate` fills them in).
     static let tables = [
         "credentials", "devices", "sessions", "venue_networks", "key_tables", "series", "series_sessions", "session_changes",
-        "replay_keys", "diag_samples", "rate_buckets", "certificate_keys", "audit",
+        "replay_keys", "diag_samples", "diag_latest", "rate_buckets", "certificate_keys", "audit",
     ]
 }

@@ -46,6 +46,30 @@ extension PostgresStorage {
         try read { db in try db.query(Self.deviceColumns + " ORDER BY d.enrolled_at, d.id COLLATE \"C\"").rows.map(Self.device) }
     }
 
+    public func devices(ids: [String]) throws -> [DeviceRecord] {
+        guard !ids.isEmpty else { return [] }
+        // One statement for any number of ids: the list goes in as one JSON array.
+        return try read { db in
+            try db.query(Self.deviceColumns + " WHERE d.id IN (SELECT jsonb_array_elements_text($1::jsonb))", [.text(IdList.json(ids))])
+                .rows.map(Self.device)
+        }
+    }
+
+    public func devices(matching search: String, offset: Int, limit: Int) throws -> (devices: [DeviceRecord], total: Int) {
+        let filter = """
+             WHERE $1 = '' OR strpos(lower(d.name), $1) > 0 OR strpos(lower(d.platform), $1) > 0 OR strpos(d.id, $1) > 0
+                OR strpos(lower(d.scope_id), $1) > 0
+            """
+        return try read { db in
+            let total = try db.query("SELECT count(*) FROM devices d" + filter, [.text(search)]).first?.int64(0) ?? 0
+            let page = try db.query(
+                Self.deviceColumns + filter + " ORDER BY d.enrolled_at DESC, d.id COLLATE \"C\" LIMIT $2 OFFSET $3",
+                [.text(search), .integer(Int64(max(0, limit))), .integer(Int64(max(0, offset)))]
+            ).rows.map(Self.device)
+            return (page, Int(clamping: total))
+        }
+    }
+
     public func revokeDevice(id: String, at now: Int64, audit: [AuditEntry]) throws -> Bool {
         let revoke = { (db: PostgresConnection) throws -> Bool in
             let revoked = try db.query(

@@ -46,9 +46,40 @@ extension PostgresStorage {
     public func latestSamples(sessionId: String, since: Int64) throws -> [DiagSample] {
         try read { db in
             try db.query(Self.sampleColumns + """
-                 WHERE id IN (SELECT max(id) FROM diag_samples WHERE session_id = $1 AND received_at >= $2 GROUP BY device_id)
+                 WHERE id IN (SELECT sample_id FROM diag_latest WHERE session_id = $1 AND received_at >= $2)
                 ORDER BY device_id COLLATE "C"
                 """, [.text(sessionId), .integer(since)]).rows.map(Self.sample)
         }
+    }
+
+    public func latestSamples(sessionId: String, since: Int64, limit: Int) throws -> (samples: [DiagSample], devices: Int) {
+        try read { db in
+            let devices = try db.query(
+                "SELECT count(*) FROM diag_latest WHERE session_id = $1 AND received_at >= $2", [.text(sessionId), .integer(since)]
+            ).first?.int64(0) ?? 0
+            let samples = try db.query(Self.sampleColumns + """
+                 WHERE id IN (
+                    SELECT sample_id FROM diag_latest WHERE session_id = $1 AND received_at >= $2 ORDER BY received_at DESC, device_id COLLATE "C" DESC LIMIT $3)
+                ORDER BY received_at DESC, device_id COLLATE "C" DESC
+                """, [.text(sessionId), .integer(since), .integer(Int64(max(0, limit)))]).rows.map(Self.sample)
+            return (samples, Int(clamping: devices))
+        }
+    }
+
+    public func sampleStamp(sessionId: String) throws -> SampleStamp {
+        try read { db in
+            let row = try db.query("SELECT count(*), coalesce(max(id), 0) FROM diag_samples WHERE session_id = $1", [.text(sessionId)]).first
+            return SampleStamp(count: try row?.int64(0) ?? 0, newest: try row?.int64(1) ?? 0)
+        }
+    }
+
+    public func latestSamples(deviceIds: [String]) throws -> [String: DiagSample] {
+        guard !deviceIds.isEmpty else { return [:] }
+        let samples = try read { db in
+            try db.query(Self.sampleColumns + """
+                 WHERE id IN (SELECT max(sample_id) FROM diag_latest WHERE device_id IN (SELECT jsonb_array_elements_text($1::jsonb)) GROUP BY device_id)
+                """, [.text(IdList.json(deviceIds))]).rows.map(Self.sample)
+        }
+        return Dictionary(samples.map { ($0.deviceId, $0) }, uniquingKeysWith: { first, _ in first })
     }
 }

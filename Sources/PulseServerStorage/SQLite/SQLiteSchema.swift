@@ -174,5 +174,28 @@ enum SQLiteSchema {
             ALTER TABLE credentials ADD COLUMN staff_session TEXT;
             UPDATE credentials SET staff_role = 'admin' WHERE kind = 'staff-token';
             """),
+        Migration(version: 7, sql: """
+            -- The newest sample of each device in each session, kept by a trigger as samples arrive: the console's
+            -- live view reads a room of 10,000 from an index (the newest few and the count) instead of grouping
+            -- every sample on each view, and the devices page finds each device's last sample the same way.
+            CREATE TABLE diag_latest (
+                session_id TEXT NOT NULL,
+                device_id TEXT NOT NULL,
+                sample_id INTEGER NOT NULL,
+                received_at INTEGER NOT NULL,
+                PRIMARY KEY (session_id, device_id)
+            ) WITHOUT ROWID;
+            CREATE INDEX diag_latest_recent ON diag_latest (session_id, received_at, device_id);
+            CREATE INDEX diag_latest_device ON diag_latest (device_id, sample_id);
+            INSERT INTO diag_latest (session_id, device_id, sample_id, received_at)
+                SELECT s.session_id, s.device_id, s.id, s.received_at FROM diag_samples s
+                WHERE s.id IN (SELECT max(id) FROM diag_samples GROUP BY session_id, device_id);
+            CREATE TRIGGER diag_latest_keep AFTER INSERT ON diag_samples BEGIN
+                INSERT INTO diag_latest (session_id, device_id, sample_id, received_at)
+                VALUES (NEW.session_id, NEW.device_id, NEW.id, NEW.received_at)
+                ON CONFLICT (session_id, device_id) DO UPDATE SET sample_id = excluded.sample_id, received_at = excluded.received_at
+                WHERE excluded.sample_id > diag_latest.sample_id;
+            END;
+            """),
     ]
 }

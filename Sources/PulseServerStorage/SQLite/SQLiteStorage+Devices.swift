@@ -65,6 +65,29 @@ extension SQLiteStorage {
         try read { db in try db.cached(Self.deviceColumns + " ORDER BY d.enrolled_at, d.id").rows([], Self.device) }
     }
 
+    public func devices(ids: [String]) throws -> [DeviceRecord] {
+        guard !ids.isEmpty else { return [] }
+        // One statement for any number of ids: the list goes in as one JSON array.
+        return try read { db in
+            try db.cached(Self.deviceColumns + " WHERE d.id IN (SELECT value FROM json_each(?))").rows([.text(IdList.json(ids))], Self.device)
+        }
+    }
+
+    public func devices(matching search: String, offset: Int, limit: Int) throws -> (devices: [DeviceRecord], total: Int) {
+        // lower() folds ASCII letters only: the console lowercases the search with Swift, so a search in
+        // another script still matches its own letters exactly.
+        let filter = """
+             WHERE ?1 = '' OR instr(lower(d.name), ?1) > 0 OR instr(lower(d.platform), ?1) > 0 OR instr(d.id, ?1) > 0
+                OR instr(lower(d.scope_id), ?1) > 0
+            """
+        return try read { db in
+            let total = try db.cached("SELECT count(*) FROM devices d" + filter).first([.text(search)]) { $0.int64(0) } ?? 0
+            let page = try db.cached(Self.deviceColumns + filter + " ORDER BY d.enrolled_at DESC, d.id LIMIT ?2 OFFSET ?3")
+                .rows([.text(search), .int(max(0, limit)), .int(max(0, offset))], Self.device)
+            return (page, Int(clamping: total))
+        }
+    }
+
     public func revokeDevice(id: String, at now: Int64, audit: [AuditEntry]) throws -> Bool {
         try write { db in
             try db.cached("UPDATE devices SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL").run([.integer(now), .text(id)])

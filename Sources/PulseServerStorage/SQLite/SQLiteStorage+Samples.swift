@@ -44,9 +44,38 @@ extension SQLiteStorage {
     public func latestSamples(sessionId: String, since: Int64) throws -> [DiagSample] {
         try read { db in
             try db.cached(Self.sampleColumns + """
-                 WHERE id IN (SELECT max(id) FROM diag_samples WHERE session_id = ?1 AND received_at >= ?2 GROUP BY device_id)
+                 WHERE id IN (SELECT sample_id FROM diag_latest WHERE session_id = ?1 AND received_at >= ?2)
                 ORDER BY device_id
                 """).rows([.text(sessionId), .integer(since)], Self.sample)
         }
+    }
+
+    public func latestSamples(sessionId: String, since: Int64, limit: Int) throws -> (samples: [DiagSample], devices: Int) {
+        try read { db in
+            let devices = try db.cached("SELECT count(*) FROM diag_latest WHERE session_id = ? AND received_at >= ?")
+                .first([.text(sessionId), .integer(since)]) { $0.int64(0) } ?? 0
+            let samples = try db.cached(Self.sampleColumns + """
+                 WHERE id IN (SELECT sample_id FROM diag_latest WHERE session_id = ?1 AND received_at >= ?2 ORDER BY received_at DESC, device_id DESC LIMIT ?3)
+                ORDER BY received_at DESC, device_id DESC
+                """).rows([.text(sessionId), .integer(since), .int(max(0, limit))], Self.sample)
+            return (samples, Int(clamping: devices))
+        }
+    }
+
+    public func sampleStamp(sessionId: String) throws -> SampleStamp {
+        try read { db in
+            try db.cached("SELECT count(*), coalesce(max(id), 0) FROM diag_samples WHERE session_id = ?")
+                .first([.text(sessionId)]) { SampleStamp(count: $0.int64(0), newest: $0.int64(1)) } ?? SampleStamp(count: 0, newest: 0)
+        }
+    }
+
+    public func latestSamples(deviceIds: [String]) throws -> [String: DiagSample] {
+        guard !deviceIds.isEmpty else { return [:] }
+        let samples = try read { db in
+            try db.cached(Self.sampleColumns + """
+                 WHERE id IN (SELECT max(sample_id) FROM diag_latest WHERE device_id IN (SELECT value FROM json_each(?)) GROUP BY device_id)
+                """).rows([.text(IdList.json(deviceIds))], Self.sample)
+        }
+        return Dictionary(samples.map { ($0.deviceId, $0) }, uniquingKeysWith: { first, _ in first })
     }
 }
