@@ -16,17 +16,27 @@ enum ReportPage {
     /// Time buckets of "devices over time".
     static let timeBuckets = 12
     /// Device rows shown on the page at most (the CSV has them all).
-    static let maxRows = 1000
+    static let maxRows = 200
 
     static func render(_ context: PageContext) throws -> PageResult {
         let id = context.parameters[0]
         guard context.principal.may(.readReport, session: id), DevicesPage.isSafeId(id), let session = try context.storage.session(id: id) else {
             return .page(PageView(title: "No such session", status: 404) { p { "There is no session with that id." } })
         }
+        // The same for every principal who may see it: made once per change of the session's samples or state.
+        let key = ReportCache.Key(stamp: try context.storage.sampleStamp(sessionId: id), changeSequence: session.changeSequence)
+        if let kept = context.console.reports.view(session: id, key: key) { return .page(kept) }
+        let view = try make(context, session: session)
+        context.console.reports.keep(view, session: id, key: key)
+        return .page(view)
+    }
+
+    static func make(_ context: PageContext, session: SessionRecord) throws -> PageView {
+        let id = session.id
         let samples = try context.storage.samples(sessionId: id)
         let report = StaffReport(session: session, samples: samples, devices: try context.storage.devices(), generatedAt: context.now)
         let charts = [overTime(samples), rttDistribution(report), builds(report), offlineShare(report)]
-        return .page(PageView(title: "Report: \(id)") {
+        return PageView(title: "Report: \(id)") {
             p {
                 "\(report.rows.count) devices, \(report.sampleCount) samples, state \(session.state.rawValue). "
                 a(.href("/console/sessions/\(id)/report/csv"), .class("button"), Attribute("download", "\(id)-report.csv")) { "Download CSV" }
@@ -66,7 +76,7 @@ enum ReportPage {
                     }
                 }
             }
-        })
+        }
     }
 
     /// Devices with at least one sample in each of `timeBuckets` equal slices of the session's samples.

@@ -38,26 +38,27 @@ public struct StaffReport: Sendable {
         self.generatedAt = generatedAt
         sampleCount = samples.count
         let names = Dictionary(devices.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
-        var rows: [String: Row] = [:]
-        var order: [String] = []
+        // Rows in first-seen order, each updated in place: a copy of a row per sample would copy its arrays.
+        var rows: [Row] = []
+        var index: [String: Int] = [:]
         for sample in samples {
-            var row = rows[sample.deviceId] ?? {
-                order.append(sample.deviceId)
-                return Row(deviceId: sample.deviceId, name: names[sample.deviceId] ?? "", platform: sample.platform,
-                           firstSeen: sample.receivedAt, lastSeen: sample.receivedAt)
+            let at = index[sample.deviceId] ?? {
+                index[sample.deviceId] = rows.count
+                rows.append(Row(deviceId: sample.deviceId, name: names[sample.deviceId] ?? "", platform: sample.platform,
+                                firstSeen: sample.receivedAt, lastSeen: sample.receivedAt))
+                return rows.count - 1
             }()
-            row.samples += 1
-            row.platform = sample.platform
-            if row.builds.last != sample.build { row.builds.append(sample.build) }
-            row.firstSeen = min(row.firstSeen, sample.receivedAt)
-            row.lastSeen = max(row.lastSeen, sample.receivedAt)
-            if case .bool(false)? = sample.connection["online"] { row.offline += 1 }
-            if let rtt = Self.number(sample.connection["rttMs"]) { row.rtts.append(rtt) }
-            if let downlink = Self.number(sample.connection["downlinkKbps"]) { row.downlinks.append(downlink) }
-            if let type = sample.connection["effectiveType"]?.stringValue { row.effectiveType = type }
-            rows[sample.deviceId] = row
+            rows[at].samples += 1
+            rows[at].platform = sample.platform
+            if rows[at].builds.last != sample.build { rows[at].builds.append(sample.build) }
+            rows[at].firstSeen = min(rows[at].firstSeen, sample.receivedAt)
+            rows[at].lastSeen = max(rows[at].lastSeen, sample.receivedAt)
+            if case .bool(false)? = sample.connection["online"] { rows[at].offline += 1 }
+            if let rtt = Self.number(sample.connection["rttMs"]) { rows[at].rtts.append(rtt) }
+            if let downlink = Self.number(sample.connection["downlinkKbps"]) { rows[at].downlinks.append(downlink) }
+            if let type = sample.connection["effectiveType"]?.stringValue { rows[at].effectiveType = type }
         }
-        self.rows = order.compactMap { rows[$0] }
+        self.rows = rows
     }
 
     private static func number(_ value: JSONValue?) -> Double? {

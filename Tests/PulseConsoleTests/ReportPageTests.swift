@@ -40,4 +40,19 @@ import Testing
         #expect(csv.text.contains(PagesHarness.hostileName))  // text in a CSV, not markup: what the device sent
         #expect(try harness.get("/console/sessions/nope/report").status == 404)
     }
+
+    /// The report is made once and kept while nothing changed; a new sample or a state change makes it again.
+    @Test func theReportIsKeptUntilASampleOrTheSessionChanges() throws {
+        let harness = try PagesHarness()
+        let phone = try harness.enroll(.session("keynote"), name: "Phone")
+        #expect(try harness.diag(phone, session: "keynote", build: "2.0.0", rtt: 40) == 204)
+        #expect(try harness.get("/console/sessions/keynote/report").text.contains("1 devices, 1 samples, state "))
+        #expect(try harness.get("/console/sessions/keynote/report").text.contains("1 devices, 1 samples, state "))
+        #expect(try harness.diag(phone, session: "keynote", build: "2.0.1", rtt: 50) == 204)
+        let again = try harness.get("/console/sessions/keynote/report").text
+        #expect(again.contains("1 devices, 2 samples, state ") && again.contains("2.0.1"))
+        #expect(!again.contains("state ended"))
+        _ = try harness.storage.updateSession(id: "keynote", SessionUpdate(state: .ended), at: 2_000_000_000, audit: [])
+        #expect(try harness.get("/console/sessions/keynote/report").text.contains("2 samples, state ended"))
+    }
 }
