@@ -70,6 +70,8 @@ public final class EventHub: Sendable {
     private let pokedAt = Mutex<Double?>(nil)
     /// Called after each tick (`onTick`).
     private let tickObservers = Mutex<[@Sendable () -> Void]>([])
+    /// Called when stored devices changed (`onDevicesChanged`): a revocation, by any process.
+    private let devicesObservers = Mutex<[@Sendable () throws -> Void]>([])
 
     init(
         cache: SyncCache, configuration: SyncConfiguration, clock: @escaping @Sendable () -> Double, alarm: @escaping @Sendable (String) -> Void,
@@ -237,6 +239,12 @@ public final class EventHub: Sendable {
         tickObservers.withLock { $0.append(handler) }
     }
 
+    /// Calls `handler` on the watcher thread when the tick finds stored devices changed (a revocation by
+    /// the staff API, the admin command line or another instance), after it closed the revoked streams.
+    func onDevicesChanged(_ handler: @escaping @Sendable () throws -> Void) {
+        devicesObservers.withLock { $0.append(handler) }
+    }
+
     private func deliver() throws {
         let poked = observer == nil ? nil : pokedAt.withLock { at in
             defer { at = nil }
@@ -257,7 +265,10 @@ public final class EventHub: Sendable {
         for (id, cursor, clockDue) in sessions where moved || (clockDue.map { second >= $0 } ?? false) {
             try deliver(session: id, after: cursor, now: second, poked: poked)
         }
-        if previous != nil && previous?.devices != current.devices { try closeRevoked() }
+        if previous != nil && previous?.devices != current.devices {
+            try closeRevoked()
+            for handler in devicesObservers.withLock({ $0 }) { try handler() }
+        }
     }
 
     /// The changes of session `id` after `cursor`, and the manifest version, to every stream that lacks them.

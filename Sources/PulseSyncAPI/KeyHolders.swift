@@ -62,13 +62,15 @@ public final class KeyHolders: Sendable {
         }
     }
 
-    /// Forgets a device (revoked).
-    public func forget(device: String) {
+    /// Forgets devices (revoked): they count neither as holding nor among the devices.
+    public func forget(devices: Set<String>) {
+        guard !devices.isEmpty else { return }
         let changed: Bool = state.withLock { state in
             var removed = false
-            for key in Array(state.keys) where state[key]?[device] != nil {
-                state[key]?[device] = nil
-                removed = true
+            for key in Array(state.keys) {
+                let before = state[key]?.count ?? 0
+                state[key] = state[key]?.filter { !devices.contains($0.key) }
+                removed = removed || (state[key]?.count ?? 0) != before
             }
             return removed
         }

@@ -72,6 +72,11 @@ public final class SyncAPI: HTTPResponder {
         self.writes = WorkQueue(
             threads: configuration.writeThreads, maxQueued: configuration.maxQueuedWrites, name: "sync-write", finished: finished)
         self.hub = EventHub(cache: cache, configuration: configuration, clock: clock, alarm: alarm, observer: observer)
+        // "K of D devices have this slide's key" counts no revoked device, whoever revoked it. A revocation is
+        // rare, so one read of the devices then is cheap.
+        hub.onDevicesChanged { [keyHolders, storage] in
+            keyHolders.forget(devices: Set(try storage.devices().lazy.filter(\.isRevoked).map(\.id)))
+        }
     }
 
     /// A server whose certificates are signed by `certificateKey` alone (one box).
