@@ -9,6 +9,7 @@ enum Layout {
             guard let label = page.nav, let url = page.url else { return nil }
             return (label, url)
         }
+        let section = Self.section(of: current, links: links.map(\.1))
         return frame(title: view.title, page: "console", events: view.events) {
             a(.class("skip"), .href("#main")) { "Skip to content" }
             header(.class("top")) {
@@ -18,7 +19,7 @@ enum Layout {
                         ul {
                             for (label, url) in links {
                                 li {
-                                    a(.href(url), current == url || current.hasPrefix(url + "/") ? Attribute("aria-current", "page") : .none) { label }
+                                    a(.href(url), url == section ? Attribute("aria-current", "page") : .none) { label }
                                 }
                             }
                         }
@@ -42,6 +43,14 @@ enum Layout {
     }
 
     /// A whole document: `<head>` with the hashed stylesheet and script, `<body data-page data-events>`.
+    /// The navigation link the page at `path` belongs to: a session's live view (`/console/sessions/<id>/live…`)
+    /// under "Live view", any other page under the longest link that is its path or a folder of it.
+    static func section(of path: String, links: [String]) -> String? {
+        let parts = path.split(separator: "/")
+        if parts.count >= 4, parts[1] == "sessions", parts[3] == "live", links.contains("/console/live") { return "/console/live" }
+        return links.filter { path == $0 || path.hasPrefix($0 + "/") }.max { $0.count < $1.count }
+    }
+
     static func frame(title: String, page: String, events: String?, @NodeBuilder content: () -> NodeList) -> Node {
         let inner = content()
         return .fragment {

@@ -33,6 +33,20 @@ import Testing
         throw TestFailure("no event with \(marker) within \(seconds) s; read: \(text)")
     }
 
+    /// The header's navigation marks the section a page belongs to, once: a session's live view is under
+    /// "Live view", its clicker and report under "Sessions", a device's revoke page under "Devices".
+    @Test func theNavigationMarksOneSectionPerPage() throws {
+        let harness = try PagesHarness()
+        func current(_ path: String) throws -> [String] {
+            try harness.get(path).text.components(separatedBy: #"aria-current="page">"#).dropFirst().map { String($0.prefix { $0 != "<" }) }
+        }
+        #expect(try current("/console/sessions/keynote/live") == ["Live view"])
+        #expect(try current("/console/live") == ["Live view"])
+        #expect(try current("/console/sessions/keynote") == ["Sessions"])
+        #expect(try current("/console/sessions/keynote/report") == ["Sessions"])
+        #expect(try current("/console/devices") == ["Devices"])
+    }
+
     @Test func theTableShowsHostileStringsAsTextAndTheStreamCount() throws {
         let harness = try PagesHarness()
         let phone = try harness.enroll(.session("keynote"), name: PagesHarness.hostileName)
