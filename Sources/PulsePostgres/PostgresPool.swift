@@ -18,8 +18,9 @@ public final class PostgresPool: Sendable {
     public let configuration: PostgresConfiguration
     /// Round trips of every connection of this pool.
     public let roundTrips = RoundTripCounter()
-    /// Connections found dead at checkout and reconnected (`PQreset`) so far, and connections that failed while
-    /// in use and were dropped (the next caller opens a new one): how often the database went away (metrics).
+    /// Connections found dead at checkout (then reset with `PQreset`, or dropped if that fails) so far, and
+    /// connections that failed while in use and were dropped (the next caller opens a new one): how often the
+    /// database went away (metrics).
     public var reconnects: Int { reconnected.load(ordering: .relaxed) }
     private let reconnected = Atomic<Int>(0)
     private let capacity: Int
@@ -77,9 +78,11 @@ public final class PostgresPool: Sendable {
         }
         if let connection = idle {
             if connection.isUsable() { return (connection, false) }
+            // Counted when found dead, whether or not the reset works now: the database away for a while is
+            // one dead connection per idle one, not a count that moves only if the reset happens to succeed.
+            reconnected.add(1, ordering: .relaxed)
             do {
                 try connection.reset()
-                reconnected.add(1, ordering: .relaxed)
                 return (connection, true)
             } catch {
                 release()

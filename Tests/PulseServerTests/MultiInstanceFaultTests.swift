@@ -223,6 +223,9 @@ extension MultiInstanceTests {
         }
         let db = try PostgresConnection(database.configuration)
         try db.execute("""
+            DROP TRIGGER diag_latest_keep ON diag_samples;
+            DROP FUNCTION pulse_diag_latest();
+            DROP TABLE diag_latest;
             ALTER TABLE credentials DROP COLUMN staff_role, DROP COLUMN staff_session;
             DROP TABLE audit;
             DROP FUNCTION pulse_audit_append_only();
