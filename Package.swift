@@ -62,6 +62,7 @@ let package = Package(
         target("PulseLog", ["PulseCore", "PulseHTTPServer"]),  // both servers' log lines, text or OpenTelemetry-named JSON (--log-format)
         target("PulseMetrics", []),  // Prometheus registry: lock-free counters, gauges, histograms; /proc/self
         target("PulseAge", ["PulseCrypto"]),  // the age file format (sealed key tables are PulsePack's)
+        target("PulseAnswerSignature", ["PulseCore", "PulseCrypto"]),  // Pulse-Signature on sync answers (detached ES256 JWS) and the answer-key set; server and pulse-device
         target("PulseOps", ["PulseCore", "PulseStore", "PulseCrypto", "PulseSystem"]),
         target("PulseOrigin", ["PulseHTTPServer", "PulseLog", "PulseStore", "PulseCore", "PulseCrypto", "PulseSystem"]),
         target("PulsePack", ["PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseImage", "PulseAge", "PulseSystem"]),
@@ -109,6 +110,7 @@ let package = Package(
 
         testTarget("PulseCryptoTests", ["PulseCrypto", "PulseCore"]),
         testTarget("PulseCoreTests", ["PulseCore"]),
+        testTarget("PulseAnswerSignatureTests", ["PulseAnswerSignature", "PulseCore", "PulseCrypto"]),
         testTarget("PulseCommandLineTests", ["PulseCommandLine", "PulseCore"]),
         testTarget("PulseHTMLTests", ["PulseHTML"]),
         testTarget("PulseQRTests", ["PulseQR", "PulseHTML", "PulseCore"]),
