@@ -1,4 +1,5 @@
 import PulseAnswerSignature
+import PulseCrypto
 import PulseHTTPServer
 import PulseServerStorage
 import Synchronization
@@ -9,7 +10,9 @@ import Synchronization
 /// Signing costs an ES256 signature, so signed answers are kept, prepared, per (claims but time, device,
 /// body): a repeated fetch of an unchanged answer is sent again as it was, until half its TTL has passed
 /// (then it is signed anew, so a device always holds one valid for at least half the TTL) or the signing
-/// key changes. The cache is bounded by entries and body bytes; when either is full it starts over.
+/// key changes. Equal bodies (one keys answer sent to every device released as far) share one buffer, so an
+/// entry costs its header, not a copy of its body. The cache is bounded by entries and by the bytes of its
+/// distinct bodies; when either is full it starts over.
 final class AnswerSigner: Sendable {
     let keyring: AnswerKeyring
     /// Seconds from `iat` to `exp`.
@@ -35,12 +38,14 @@ final class AnswerSigner: Sendable {
 
     private struct Cache {
         var entries: [Binding: Entry] = [:]
+        /// The distinct bodies, by SHA-256, each in one buffer every entry with that body sends from.
+        var bodies: [[UInt8]: ByteBuffer] = [:]
         var bodyBytes = 0
     }
 
     private let cache = Mutex(Cache())
-    static let maxEntries = 50_000
-    static let maxBodyBytes = 64 << 20
+    static let maxEntries = 100_000
+    static let maxBodyBytes = 128 << 20
 
     init(keyring: AnswerKeyring, ttl: Int64) {
         self.keyring = keyring
@@ -65,17 +70,21 @@ final class AnswerSigner: Sendable {
             route: binding.route, query: binding.query, device: binding.device, status: binding.status, seq: binding.seq,
             packageVersion: binding.packageVersion, deckVersion: binding.deckVersion, iat: Int(now), exp: Int(now + ttl))
         let header = try AnswerSignature.sign(body: body, claims: claims, key: signer.privateKey)
-        let shared = SharedResponse(HTTPResponse(
-            status: response.status, headers: response.headers + [HTTPHeader(AnswerSignature.headerName, header)], body: response.body))
-        cache.withLock { cache in
+        let digest = SHA256.hash(body)
+        let buffer = cache.withLock { cache -> ByteBuffer in
             if cache.entries.count >= Self.maxEntries || cache.bodyBytes + body.count > Self.maxBodyBytes {
                 cache = Cache()
             }
-            if let replaced = cache.entries.updateValue(Entry(body: body, kid: kid, iat: now, response: shared), forKey: binding) {
-                cache.bodyBytes -= replaced.body.count
-            }
+            if let held = cache.bodies[digest] { return held }
+            let made = ByteBuffer(body)
+            cache.bodies[digest] = made
             cache.bodyBytes += body.count
+            return made
         }
+        let shared = SharedResponse(HTTPResponse(
+            status: response.status, headers: response.headers + [HTTPHeader(AnswerSignature.headerName, header)],
+            body: body.isEmpty ? .empty : .buffer(buffer, offset: 0, count: body.count)))
+        cache.withLock { $0.entries[binding] = Entry(body: body, kid: kid, iat: now, response: shared) }
         return HTTPResponse(shared, note: response.note)
     }
 
