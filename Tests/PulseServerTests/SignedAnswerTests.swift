@@ -8,6 +8,7 @@ import Testing
 @testable import PulseServer
 @testable import PulseServerStorage
 @testable import PulseSyncAPI
+import PulseHTTPServer
 
 /// `Pulse-Signature` off the wire (issue 21): every signed route's answer, 200 and 304, verifies with the key
 /// `GET /api/sync/answer-keys` publishes and binds the request it answers; `seq` rises with the session's
@@ -154,6 +155,36 @@ import Testing
         let response = try harness.client().signed("GET", "/api/sync/manifest?session=talk", by: device, at: harness.clock.seconds)
         #expect(response.status == 200 && response.header("pulse-signature") == nil)
         #expect(try harness.client().request("GET", "/api/sync/answer-keys").status == 404)
+    }
+
+    @Test func aScheduledKeyTakesOverFromACachedSignatureAndBodiesAreShared() throws {
+        let old = try P256.PrivateKey(), new = try P256.PrivateKey()
+        let records = [
+            AnswerKeyRecord(privateKey: old, signsFrom: 0, signsUntil: 1000, serial: 1),
+            AnswerKeyRecord(privateKey: new, signsFrom: 1000, signsUntil: nil, serial: 2),
+        ]
+        let signer = AnswerSigner(keyring: try AnswerKeyring(loading: { records }), ttl: 3600)
+        let trusted = AnswerKeyring.published(records, at: 900, ttl: 3600).keys
+        let body = Array("{\"deckVersion\":1,\"released\":[]}\n".utf8)
+        let response = HTTPResponse(status: 200, headers: [SyncAPI.jsonType], body: .bytes(body))
+        func sign(_ device: String, at now: Int64) throws -> (AnswerClaims, HTTPResponse) {
+            let binding = AnswerSigner.Binding(route: "/api/sync/keys", query: "session=a", device: device, status: 200, seq: 1, deckVersion: 1)
+            let signed = try signer.signed(response, binding, at: now, generation: StorageGeneration(0))
+            let header = try #require(signed.header("Pulse-Signature"))
+            guard case let .buffer(buffer, offset, count) = signed.body else { throw RawHTTPConnection.Failure("not a shared buffer") }
+            #expect(buffer[offset..<(offset + count)] == body)
+            return (try AnswerSignature.verify(header: header, body: body, keys: trusted), signed)
+        }
+        let (before, first) = try sign("d1", at: 900)
+        #expect(before.kid == old.publicKey.jwkThumbprint)
+        // Within half the TTL, but the schedule moved to the new key: signed again, by it.
+        let (after, _) = try sign("d1", at: 1000)
+        #expect(after.kid == new.publicKey.jwkThumbprint && after.iat == 1000)
+        // Another device, the same body: its own signature, one buffer.
+        let (other, second) = try sign("d2", at: 1000)
+        #expect(other.device == "d2")
+        if case let .buffer(a, _, _) = first.body, case let .buffer(b, _, _) = second.body { #expect(a === b) }
+        #expect(signer.cachedCount == 2)
     }
 
     // MARK: The worked example of docs/server.md
