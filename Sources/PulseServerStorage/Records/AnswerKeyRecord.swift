@@ -12,11 +12,12 @@ public struct AnswerKeyRecord: Sendable {
     /// Grows with every key added: the key set's generation is the newest key's serial.
     public let serial: Int64
 
-    /// The key id: the RFC 7638 thumbprint of the public key.
-    public var kid: String { privateKey.publicKey.jwkThumbprint }
+    /// The key id: the RFC 7638 thumbprint of the public key (computed once: every signed answer compares it).
+    public let kid: String
 
     public init(privateKey: P256.PrivateKey, signsFrom: Int64, signsUntil: Int64?, serial: Int64) {
         self.privateKey = privateKey
+        self.kid = privateKey.publicKey.jwkThumbprint
         self.signsFrom = signsFrom
         self.signsUntil = signsUntil
         self.serial = serial
