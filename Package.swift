@@ -62,12 +62,13 @@ let package = Package(
         target("PulseLog", ["PulseCore", "PulseHTTPServer"]),  // both servers' log lines, text or OpenTelemetry-named JSON (--log-format)
         target("PulseMetrics", []),  // Prometheus registry: lock-free counters, gauges, histograms; /proc/self
         target("PulseAge", ["PulseCrypto"]),  // the age file format (sealed key tables are PulsePack's)
+        target("PulseAnswerSignature", ["PulseCore", "PulseCrypto"]),  // Pulse-Signature on sync answers (detached ES256 JWS) and the answer-key set; server and pulse-device
         target("PulseOps", ["PulseCore", "PulseStore", "PulseCrypto", "PulseSystem"]),
         target("PulseOrigin", ["PulseHTTPServer", "PulseLog", "PulseStore", "PulseCore", "PulseCrypto", "PulseSystem"]),
         target("PulsePack", ["PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseImage", "PulseAge", "PulseSystem"]),
         // pulse-server: storage (records, SQLite and PostgreSQL backends), then the responders, then the composition.
         target("PulseServerStorage", ["PulseSQLite", "PulsePostgres", "PulseCore", "PulseCrypto", "PulseStore", "PulseSystem"]),
-        target("PulseSyncAPI", ["PulseServerStorage", "PulseHTTPServer", "PulseOrigin", "PulseCore", "PulseCrypto"]),  // the device routes; what responders share
+        target("PulseSyncAPI", ["PulseServerStorage", "PulseHTTPServer", "PulseOrigin", "PulseCore", "PulseCrypto", "PulseAnswerSignature"]),  // the device routes; what responders share
         target("PulseStaffAPI", ["PulseSyncAPI", "PulseServerStorage", "PulseHTTPServer", "PulseCore"]),  // /api/staff/…
         // /console/…: the staff console's server-rendered pages (sign-in, CSRF, its assets and event stream).
         target("PulseConsole", ["PulseStaffAPI", "PulseSyncAPI", "PulseServerStorage", "PulseHTTPServer", "PulseHTML", "PulseQR", "PulseCore", "PulseCrypto"]),
@@ -109,6 +110,7 @@ let package = Package(
 
         testTarget("PulseCryptoTests", ["PulseCrypto", "PulseCore"]),
         testTarget("PulseCoreTests", ["PulseCore"]),
+        testTarget("PulseAnswerSignatureTests", ["PulseAnswerSignature", "PulseCore", "PulseCrypto"]),
         testTarget("PulseCommandLineTests", ["PulseCommandLine", "PulseCore"]),
         testTarget("PulseHTMLTests", ["PulseHTML"]),
         testTarget("PulseQRTests", ["PulseQR", "PulseHTML", "PulseCore"]),
@@ -126,7 +128,7 @@ let package = Package(
         testTarget("PulseServerTests", [
             "PulseServer", "PulseServerBackup", "PulseServerCLI", "PulseServerStorage", "PulseSyncAPI", "PulseStaffAPI", "PulseSQLite", "PulseCore", "PulseCrypto", "PulseAge",
             "PulseCommandLine", "PulsePack", "PulseStore", "PulseHTTPServer", "PulsePostgres", "PulsePostgresTesting", "PulseSystem", "PulseSystemTesting", "PulseTestSupport", "SyncTestSupport",
-            "PulseLog", "PulseMetrics", "PulseObservability", "PulseServerMetrics",
+            "PulseLog", "PulseMetrics", "PulseObservability", "PulseServerMetrics", "PulseAnswerSignature",
         ]),
         testTarget("PulsePDFTests", ["PulsePDF", "PulseCrypto", "PulseTestSupport"]),
         testTarget("PulsePackTests", ["PulsePack", "PulsePackCLI", "PulseCore", "PulseStore", "PulseCrypto", "PulsePDF", "PulseAge", "PulseCommandLine", "PulseTestSupport"]),

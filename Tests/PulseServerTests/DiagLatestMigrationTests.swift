@@ -42,7 +42,7 @@ import Testing
         let posted = try Self.post(try SQLiteStorage(path: path))
         // Back to version 6, as a database written before this version would be.
         let old = try Database(path: path)
-        try old.execute("DROP TRIGGER diag_latest_keep; DROP TABLE diag_latest; DELETE FROM schema_version WHERE version = 7")
+        try old.execute("DROP TRIGGER diag_latest_keep; DROP TABLE diag_latest; DELETE FROM schema_version WHERE version = 8")
         let storage = try SQLiteStorage(path: path)
         #expect(try old.scalarInteger("SELECT count(*) FROM diag_latest") == 2)
         try Self.expectCurrent(storage, posted)
@@ -55,9 +55,9 @@ import Testing
         _ = try old.query("DROP TRIGGER diag_latest_keep ON diag_samples")
         _ = try old.query("DROP FUNCTION pulse_diag_latest()")
         _ = try old.query("DROP TABLE diag_latest")
-        _ = try old.query("DELETE FROM schema_version WHERE version = 6")
+        _ = try old.query("DELETE FROM schema_version WHERE version = 7")
         let storage = try PostgresStorage(configuration: database.configuration)
-        #expect(storage.schemaVersions.found == 5 && storage.schemaVersions.now == 6)
+        #expect(storage.schemaVersions.found == 6 && storage.schemaVersions.now == 7)
         try Self.expectCurrent(storage, posted)
     }
 }

@@ -37,9 +37,12 @@ public final class Breaker: HTTPResponder {
 
     public func finished(_ exchange: HTTPExchange) { inner.finished(exchange) }
 
-    /// The same answer built afresh (a prepared `SharedResponse` is sent as prepared, ignoring edits).
+    /// The same answer built afresh (a prepared `SharedResponse` is sent as prepared, ignoring edits), a body
+    /// sent from a shared buffer (a signed answer's) as its bytes, so `alter` can read and change it.
     public static func plain(_ response: HTTPResponse) -> HTTPResponse {
-        HTTPResponse(status: response.status, headers: response.headers, body: response.body, note: response.note)
+        var body = response.body
+        if case let .buffer(buffer, offset, count) = body { body = .bytes(buffer[offset..<(offset + count)]) }
+        return HTTPResponse(status: response.status, headers: response.headers, body: body, note: response.note)
     }
 
     /// `response` with header `name` set to `value` (replaced, or added).
