@@ -56,7 +56,8 @@ extension DeviceCommand {
                 } else {
                     report.textLines.forEach(console.out)
                 }
-                return ExitCode.success
+                report.refusals.forEach { console.err("pulse-device: error: \($0)") }
+                return report.refusals.isEmpty ? ExitCode.success : ExitCode.failure
             })
     }
 
