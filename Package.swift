@@ -144,7 +144,7 @@ let package = Package(
         // pulse-server and pulse-origin in process with the samples built, and the broken servers' responder wrapper.
         .target(
             name: "SyncTestSupport",
-            dependencies: ["PulseTestSupport", "PulseServer", "PulseServerCLI", "PulseServerStorage", "PulseSyncAPI", "PulseCommandLine", "PulsePack", "PulseOrigin", "PulseHTTPServer"],
+            dependencies: ["PulseTestSupport", "PulseServer", "PulseServerCLI", "PulseServerStorage", "PulseSyncAPI", "PulseCommandLine", "PulsePack", "PulseOrigin", "PulseHTTPServer", "PulseAnswerSignature", "PulseCrypto", "PulseCore"],
             path: "Tests/SyncTestSupport", swiftSettings: swiftSettings),
         testTarget("PulseConsoleTests", [
             "PulseConsole", "PulseHTML", "PulseServer", "PulseServerStorage", "PulseSyncAPI", "PulseStaffAPI", "PulseHTTPServer", "PulseCrypto", "PulseCore",

@@ -1,5 +1,6 @@
 import Foundation
 import PulseConformance
+import SyncTestSupport
 import Testing
 
 /// The rules of signed answers against a server that signs (made in the test, `AnswerSigner`), one that

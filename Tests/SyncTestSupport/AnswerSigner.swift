@@ -4,13 +4,12 @@ import PulseCore
 import PulseCrypto
 import PulseHTTPServer
 import PulseServer
-import SyncTestSupport
 
 /// A signing server made in the test: forwards to pulse-server and signs its manifest and keys answers
 /// (200, 304) with a key of its own, published at /api/sync/answer-keys, as docs/server.md says, except for
 /// the one `Flaw` asked for. Independent of pulse-server's own signing, which it replaces.
-final class AnswerSigner: @unchecked Sendable {
-    enum Flaw: Sendable {
+public final class AnswerSigner: @unchecked Sendable {
+    public enum Flaw: Sendable {
         case none
         /// The signature's last bytes changed.
         case wrongSignature
@@ -26,30 +25,39 @@ final class AnswerSigner: @unchecked Sendable {
         case unsigned
     }
 
-    let key: P256.PrivateKey
+    public let key: P256.PrivateKey
     let flaw: Flaw
+    let clock: @Sendable () -> Double
+    let ttl: Int
     private let lock = NSLock()
     private var countdown = 1000
+    private var sequence = 1
 
-    init(_ flaw: Flaw) throws {
+    /// - Parameters: clock: the server's (iat), ttl: exp − iat.
+    public init(_ flaw: Flaw = .none, ttl: Int = 3600, clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) throws {
         key = try P256.PrivateKey()
         self.flaw = flaw
+        self.clock = clock
+        self.ttl = ttl
     }
 
+    /// The seq signed into the answers from now on (never lower, unless the flaw says so).
+    public func advance(to seq: Int) { lock.withLock { sequence = max(sequence, seq) } }
+
     /// `sync` wrapped.
-    func wrap(_ sync: SyncServer) -> any HTTPResponder {
+    public func wrap(_ sync: any HTTPResponder) -> any HTTPResponder {
         Breaker(sync, intercept: { [self] request in
             guard Breaker.path(request) == "/api/sync/answer-keys" else { return nil }
             if flaw == .noKeySet || flaw == .unsigned { return Breaker.json(404, #"{"error":"notFound"}"#) }
             let body = AnswerKeySet.encode([AnswerKey(publicKey: key.publicKey, signsFrom: 0)])
-            let claims = AnswerClaims(route: "/api/sync/answer-keys", query: "", device: "", status: 200, seq: 1, iat: now, exp: now + 3600)
+            let claims = AnswerClaims(route: "/api/sync/answer-keys", query: "", device: "", status: 200, seq: 1, iat: now, exp: now + ttl)
             let header = (try? AnswerSignature.sign(body: body, claims: claims, key: key)) ?? ""
             return HTTPResponse(
                 status: 200, headers: [HTTPHeader("Content-Type", "application/json"), HTTPHeader(AnswerSignature.headerName, header)], body: .bytes(body))
         }, alter: { [self] request, response in sign(request, response) })
     }
 
-    var now: Int { Int(Date().timeIntervalSince1970) }
+    var now: Int { Int(clock()) }
 
     private func sign(_ request: HTTPRequest, _ response: HTTPResponse) -> HTTPResponse {
         var changed = response
@@ -69,8 +77,8 @@ final class AnswerSigner: @unchecked Sendable {
         if flaw == .anotherDevice { device = String(device.reversed()) }
         var iat = now
         if flaw == .expired { iat -= 7200 }
-        let seq = flaw == .rolledBackSequence ? lock.withLock { countdown -= 1; return countdown } : 1
-        var claims = AnswerClaims(route: path, query: query, device: device, status: response.status, seq: seq, iat: iat, exp: iat + 3600)
+        let seq = flaw == .rolledBackSequence ? lock.withLock { countdown -= 1; return countdown } : lock.withLock { sequence }
+        var claims = AnswerClaims(route: path, query: query, device: device, status: response.status, seq: seq, iat: iat, exp: iat + ttl)
         if isManifest {
             claims.packageVersion = response.headers.first { $0.name.lowercased() == "etag" }.map { String($0.value.dropFirst().dropLast()) }
         } else {
