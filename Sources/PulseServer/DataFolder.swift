@@ -8,14 +8,17 @@ import PulseSystem
 public struct DataFolder: Sendable {
     public static let databaseName = "pulse-server.sqlite"
     public static let certificateKeyName = "device-cert-key.pem"
+    /// The first answer-signing key (issue 21), adopted into the database's `answer_keys` when it holds none.
+    public static let answerKeyName = "answer-key.pem"
 
     public let url: URL
     public var databasePath: String { url.appendingPathComponent(Self.databaseName).path }
     public var certificateKeyPath: String { url.appendingPathComponent(Self.certificateKeyName).path }
+    public var answerKeyPath: String { url.appendingPathComponent(Self.answerKeyName).path }
 
     /// Every file that holds secrets or state, checked at every start.
     var files: [String] {
-        [databasePath, databasePath + "-wal", databasePath + "-shm", certificateKeyPath, lockPath]
+        [databasePath, databasePath + "-wal", databasePath + "-shm", certificateKeyPath, answerKeyPath, lockPath]
     }
 
     /// Opens the folder at `path`, creating it (0700) when missing, then checks every permission and

@@ -30,14 +30,15 @@ public final class SyncServer: HTTPResponder {
 
     /// See `SyncAPI.init`.
     public init(
-        storage: any ServerStorage, certificateKeys: CertificateKeyring, configuration: SyncConfiguration = SyncConfiguration(),
+        storage: any ServerStorage, certificateKeys: CertificateKeyring, answerKeys: AnswerKeyring? = nil,
+        configuration: SyncConfiguration = SyncConfiguration(),
         origin: (any HTTPResponder)? = nil, accessLog: AccessLog? = nil,
         clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
         alarm: @escaping @Sendable (String) -> Void = SyncAPI.standardError,
         observer: (any SyncObserver)? = nil, console consoleConfiguration: ConsoleConfiguration = ConsoleConfiguration()
     ) {
         sync = SyncAPI(
-            storage: storage, certificateKeys: certificateKeys, configuration: configuration, origin: origin, accessLog: accessLog, clock: clock,
+            storage: storage, certificateKeys: certificateKeys, answerKeys: answerKeys, configuration: configuration, origin: origin, accessLog: accessLog, clock: clock,
             alarm: alarm, observer: observer)
         staff = StaffAPI(sync: sync)
         console = Console(sync: sync, staff: staff, configuration: consoleConfiguration)

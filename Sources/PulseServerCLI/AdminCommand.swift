@@ -26,6 +26,7 @@ enum AdminCommand {
                 Command(name: "device", abstract: "List or revoke enrolled devices.", subcommands: [deviceList(console), deviceRevoke(console)]),
                 SessionAdminCommand.command(console: console),
                 AuditAdminCommand.command(console: console),
+                AnswerKeyAdminCommand.command(console: console),
             ])
     }
 

@@ -62,6 +62,12 @@ enum ServeCommand {
         if let problem = MetricsListener.checkAddress(text) { throw UsageError(problem) }
         return text
     }
+    static let answerTTL = Option.int(
+        "answer-ttl", "<seconds>", in: 60...86_400,
+        help: "How long a signed answer (Pulse-Signature) may be believed: its exp - iat (default 3600).")
+    static let answerSigning = Option.value(
+        "answer-signing", "<on|off>", help: "Sign manifest and keys answers (default on); off only for Scripts/bench/server's unsigned baseline.",
+        mustBe: "on or off", parse: { ["on": true, "off": false][$0] })
     static let shutdownTimeout = Option.int(
         "shutdown-timeout", "<seconds>", in: 0...3600, help: "On SIGTERM, wait this long for requests in flight (default 10).")
 
@@ -84,6 +90,7 @@ enum ServeCommand {
                 ServerCommand.dataOption, ServerCommand.databaseOption,
                 listen, publicPackage, publicURL, trustedProxy, accessLog, logFormat, threads, maxConnections, maxConnectionsPerIP, idleTimeout, headerTimeout,
                 enrollRate, enrollBurst, tokenEnrollRate, tokenEnrollBurst, tokenMaxStreams, drainDelay, shutdownTimeout, metricsListen,
+                answerTTL, answerSigning,
             ],
             validate: { arguments in try ServerCommand.checkStorageGiven(arguments, console) },
             run: { arguments in try run(arguments, console: console) })
@@ -131,6 +138,8 @@ enum ServeCommand {
         settings.accessLog = arguments[Self.accessLog] ?? "-"
         settings.metricsListen = arguments[Self.metricsListen]
         settings.logFormat = arguments[Self.logFormat] ?? .text
+        settings.sync.answerTTL = Int64(arguments[Self.answerTTL] ?? 3600)
+        settings.sync.signAnswers = arguments[Self.answerSigning] ?? true
         return settings
     }
 
@@ -154,6 +163,7 @@ enum ServeCommand {
         let connections = 2 * settings.server.threads + settings.sync.writeThreads + 2
         let storage: any ServerStorage
         let certificateKeys: CertificateKeyring
+        let answerKeys: AnswerKeyring
         let stateName: String
         // Held for the life of the process (the kernel drops it at exit): `restore` refuses the folder meanwhile.
         var folderLock: FileLock?
@@ -169,6 +179,10 @@ enum ServeCommand {
             }
             _ = try postgres.prepareCertificateKeys(adopting: try folder.flatMap(DeviceCertificateKey.existing), at: TimeText.now())
             certificateKeys = try CertificateKeyring(loading: { try postgres.certificateKeys() })
+            // The answer-signing keys too (issue 21): one set for every instance; a --data folder's answer-key.pem
+            // becomes the first when the database has none.
+            _ = try postgres.prepareAnswerKeys(adopting: try folder.flatMap(AnswerKeyFile.existing), at: TimeText.now())
+            answerKeys = try AnswerKeyring(loading: { try postgres.answerKeys() })
             storage = postgres
             stateName = "database \(postgres.configuration.redacted)"
         } else {
@@ -176,6 +190,9 @@ enum ServeCommand {
             folderLock = try folder.lockForServing()
             storage = try folder.openStorage(connections: connections)
             certificateKeys = CertificateKeyring(try DeviceCertificateKey.loadOrCreate(in: folder))
+            let sqlite = storage as? SQLiteStorage
+            _ = try sqlite?.prepareAnswerKeys(adopting: try AnswerKeyFile.loadOrCreate(in: folder), at: TimeText.now())
+            answerKeys = try AnswerKeyring(loading: { try sqlite?.answerKeys() ?? [] })
             stateName = "data \(folder.url.path)"
         }
         let resource = LogResource(serviceName: "pulse-server", serviceVersion: ToolVersion.current)
@@ -192,7 +209,7 @@ enum ServeCommand {
         let metrics = settings.metricsListen.map { _ in ServerMetrics(version: ToolVersion.current) }
         let metricsListener = try metrics.map { metrics in try listenForMetrics(settings.metricsListen ?? "", metrics.registry) }
         let sync = SyncServer(
-            storage: storage, certificateKeys: certificateKeys, configuration: settings.sync, origin: origin, accessLog: accessLog, alarm: events.alarm,
+            storage: storage, certificateKeys: certificateKeys, answerKeys: answerKeys, configuration: settings.sync, origin: origin, accessLog: accessLog, alarm: events.alarm,
             observer: metrics, console: settings.console)
         sync.start()
         let responder: any HTTPResponder = metrics.map { MeteredResponder(sync, meter: $0) } ?? sync

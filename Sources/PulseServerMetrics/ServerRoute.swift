@@ -6,12 +6,12 @@ import PulseObservability
 public enum ServerRoute: Int, MetricLabel {
     public static let labelName = "route"
     case enroll, certificateKeys, time, manifest, seriesManifest, keys, events, diag, asset, appconfig
-    case healthz, livez, readyz, staffAdvance, staffLive, staff, other
+    case healthz, livez, readyz, staffAdvance, staffLive, staff, answerKeys, other
 
     static let values = [
         "/api/sync/enroll", "/api/sync/device-cert-keys", "/api/sync/time", "/api/sync/manifest", "/api/sync/series/:id/manifest",
         "/api/sync/keys", "/api/sync/events", "/api/sessions/:id/diag", "/api/sync/asset/:hash", "/api/sync/appconfig",
-        "/healthz", "/livez", "/readyz", "/api/staff/sessions/:id/advance", "/api/staff/sessions/:id/live", "/api/staff/*", "other",
+        "/healthz", "/livez", "/readyz", "/api/staff/sessions/:id/advance", "/api/staff/sessions/:id/live", "/api/staff/*", "/api/sync/answer-keys", "other",
     ]
     public var labelValue: String { Self.values[rawValue] }
     @inlinable public var labelIndex: Int { rawValue }
@@ -21,6 +21,7 @@ public enum ServerRoute: Int, MetricLabel {
         static let sync = Array("/api/sync/".utf8), staff = Array("/api/staff/".utf8), sessions = Array("/api/sessions/".utf8)
         static let keys = Array("keys".utf8), manifest = Array("manifest".utf8), events = Array("events".utf8), asset = Array("asset/".utf8)
         static let enroll = Array("enroll".utf8), time = Array("time".utf8), certificateKeys = Array("device-cert-keys".utf8)
+        static let answerKeys = Array("answer-keys".utf8)
         static let appconfig = Array("appconfig".utf8), series = Array("series/".utf8), slashManifest = Array("/manifest".utf8)
         static let staffSessions = Array("sessions/".utf8), advance = Array("/advance".utf8), live = Array("/live".utf8), diag = Array("/diag".utf8)
         static let healthz = Array("/healthz".utf8), livez = Array("/livez".utf8), readyz = Array("/readyz".utf8)
@@ -42,6 +43,7 @@ public enum ServerRoute: Int, MetricLabel {
             else if Match.ends(target, Literal.enroll, at: at) { self = .enroll }
             else if Match.ends(target, Literal.time, at: at) { self = .time }
             else if Match.ends(target, Literal.certificateKeys, at: at) { self = .certificateKeys }
+            else if Match.ends(target, Literal.answerKeys, at: at) { self = .answerKeys }
             else if Match.ends(target, Literal.appconfig, at: at) { self = .appconfig }
             else if Match.has(target, Literal.series, at: at), Match.segment(target, at: at + Literal.series.count, then: Literal.slashManifest) {
                 self = .seriesManifest

@@ -19,7 +19,9 @@ extension SyncAPI {
             throw ServerError(.storage, "session \(session.id) has no key table for its deckVersion \(session.deckVersion)")
         }
         keyHolders.record(session: session.id, device: device.record.id, deckVersion: session.deckVersion, released: released)
-        return HTTPResponse(table.response(releasing: released), note: "keys:\(released.count)")
+        return try signed(
+            HTTPResponse(table.response(releasing: released), note: "keys:\(released.count)"), route: "/api/sync/keys", query: query,
+            device: device, seq: Int(session.changeSequence), deckVersion: session.deckVersion, now: now)
     }
 
     /// `GET /api/sync/manifest?session=ID`: the session manifest as the device sees it now (released gated
@@ -28,7 +30,9 @@ extension SyncAPI {
         guard let id = Self.sessionParameter(query), let session = try entitledSession(device, id),
               let rendered = try cache.manifest(session, now: now)
         else { return HTTPResponse(answers.notFound, "no:session") }
-        return conditional(request, rendered, note: "manifest")
+        return try signed(
+            conditional(request, rendered, note: "manifest"), route: "/api/sync/manifest", query: query, device: device,
+            seq: Int(session.changeSequence), packageVersion: rendered.packageVersion, now: now)
     }
 
     /// `GET /api/sync/series/{id}/manifest`: for a device enrolled for that series only.
@@ -36,7 +40,10 @@ extension SyncAPI {
         guard Identifier.isValid(id), device.record.scope == .series(id), let series = try cache.series(id) else {
             return HTTPResponse(answers.notFound, "no:series")
         }
-        return conditional(request, try cache.seriesManifest(series, now: now), note: "series-manifest")
+        let rendered = try cache.seriesManifest(series, now: now)
+        return try signed(
+            conditional(request, rendered, note: "series-manifest"), route: "/api/sync/series/\(id)/manifest", query: Self.split(request.target).query,
+            device: device, seq: try seriesSequence(series), packageVersion: rendered.packageVersion, now: now)
     }
 
     /// 200 with the manifest, or 304 when `If-None-Match` names its packageVersion.

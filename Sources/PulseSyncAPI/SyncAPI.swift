@@ -1,4 +1,5 @@
 import Foundation
+import PulseCrypto
 import PulseHTTPServer
 import PulseOrigin
 import PulseServerStorage
@@ -12,6 +13,7 @@ import PulseServerStorage
 /// | route | file |
 /// |---|---|
 /// | `POST /api/sync/enroll`, `GET /api/sync/device-cert-keys`, `GET /api/sync/time` | SyncAPI+Enroll.swift |
+/// | `Pulse-Signature` on signed answers, `GET /api/sync/answer-keys` | SyncAPI+Signing.swift, AnswerSigner.swift |
 /// | `X-Pulse-Device` checks for every device-scoped route | SyncAPI+Device.swift |
 /// | `GET /api/sync/manifest`, `/api/sync/series/{id}/manifest`, `/api/sync/keys` | SyncAPI+Content.swift |
 /// | `GET /api/sync/events` | SyncAPI+Events.swift, EventHub.swift |
@@ -22,6 +24,9 @@ public final class SyncAPI: HTTPResponder {
     public let storage: any ServerStorage
     public let cache: SyncCache
     let certificateKeys: CertificateKeyring
+    /// Signs the manifest, series manifest, keys and answer-key answers (`Pulse-Signature`); nil when
+    /// `configuration.signAnswers` is off (the unsigned baseline of Scripts/bench/server).
+    let answerSigner: AnswerSigner?
     public let answers = SyncAnswers()
     /// `/readyz` answers 503 once a stop has begun (`beginDraining()`), before the listener closes.
     public let readiness = Readiness()
@@ -46,19 +51,26 @@ public final class SyncAPI: HTTPResponder {
 
     /// - Parameters:
     ///   - certificateKeys: the key that signs device certificates and those published (`CertificateKeyring`).
+    ///   - answerKeys: the keys that sign answers (`AnswerKeyring`); nil: a random key of this process.
     ///   - origin: answers `/api/sync/asset/…` and `/api/sync/appconfig` (`serve --public`); nil: those are 404.
     ///   - accessLog: one line per request, never a token, key, signature or code (see `finished`).
     ///   - clock: Unix seconds; the default is the system clock.
     ///   - alarm: operational messages (a storage failure behind a 500).
     ///   - observer: told about writes and live advances (metrics); nil measures nothing.
     public init(
-        storage: any ServerStorage, certificateKeys: CertificateKeyring, configuration: SyncConfiguration = SyncConfiguration(),
+        storage: any ServerStorage, certificateKeys: CertificateKeyring, answerKeys: AnswerKeyring? = nil,
+        configuration: SyncConfiguration = SyncConfiguration(),
         origin: (any HTTPResponder)? = nil, accessLog: AccessLog? = nil,
         clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
         alarm: @escaping @Sendable (String) -> Void = SyncAPI.standardError,
         observer: (any SyncObserver)? = nil
     ) {
         self.configuration = configuration
+        if configuration.signAnswers, let keyring = answerKeys ?? (try? P256.PrivateKey()).map(AnswerKeyring.init) {
+            answerSigner = AnswerSigner(keyring: keyring, ttl: configuration.answerTTL)
+        } else {
+            answerSigner = nil
+        }
         self.storage = storage
         self.cache = SyncCache(storage: storage)
         self.certificateKeys = certificateKeys
@@ -127,6 +139,7 @@ public final class SyncAPI: HTTPResponder {
     static let eventsPath = Array("/api/sync/events".utf8)
     static let timePath = Array("/api/sync/time".utf8)
     static let certificateKeysPath = Array("/api/sync/device-cert-keys".utf8)
+    static let answerKeysPath = Array("/api/sync/answer-keys".utf8)
     static let seriesPrefix = Array("/api/sync/series/".utf8)
     static let manifestSuffix = Array("/manifest".utf8)
     static let sessionsPrefix = Array("/api/sessions/".utf8)
@@ -148,6 +161,10 @@ public final class SyncAPI: HTTPResponder {
             if path.elementsEqual(Self.certificateKeysPath) {
                 guard isRead(request) else { return HTTPResponse(answers.readOnly, "method") }
                 return HTTPResponse(certificateKeys.keys(at: try cache.revalidate()).published, "cert-keys")
+            }
+            if path.elementsEqual(Self.answerKeysPath) {
+                guard isRead(request) else { return HTTPResponse(answers.readOnly, "method") }
+                return try answerKeys()
             }
             if path.starts(with: Self.assetPrefix) || path.elementsEqual(Self.appconfigPath) {
                 return origin?.respond(to: request) ?? HTTPResponse(answers.notFound, "no:no-origin")

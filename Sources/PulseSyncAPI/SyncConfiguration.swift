@@ -37,6 +37,11 @@ public struct SyncConfiguration: Sendable {
     /// Threads that run writes (enrollments, samples, staff changes), and writes that may wait.
     public var writeThreads = 4
     public var maxQueuedWrites = 4096
+    /// Seconds a signed answer may be believed (`exp` - `iat` of its `Pulse-Signature`; `serve --answer-ttl`).
+    public var answerTTL: Int64 = 3600
+    /// Sign the manifest, series manifest, keys and answer-key answers (issue 21). Off only for the unsigned
+    /// baseline of Scripts/bench/server (`serve --answer-signing off`).
+    public var signAnswers = true
 
     public init() {}
 }

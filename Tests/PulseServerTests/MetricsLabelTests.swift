@@ -11,7 +11,7 @@ import Testing
         let cases: [(String, ServerRoute)] = [
             ("/api/sync/keys?session=keynote", .keys), ("/api/sync/keys", .keys), ("/api/sync/keys/", .other),
             ("/api/sync/manifest?session=a", .manifest), ("/api/sync/events?session=a", .events), ("/api/sync/enroll", .enroll),
-            ("/api/sync/time", .time), ("/api/sync/device-cert-keys", .certificateKeys), ("/api/sync/appconfig?org=acme", .appconfig),
+            ("/api/sync/time", .time), ("/api/sync/device-cert-keys", .certificateKeys), ("/api/sync/answer-keys", .answerKeys), ("/api/sync/appconfig?org=acme", .appconfig),
             ("/api/sync/asset/" + String(repeating: "a", count: 64), .asset), ("/api/sync/series/devconf/manifest", .seriesManifest),
             ("/api/sync/series//manifest", .other), ("/api/sync/series/a/b/manifest", .other), ("/api/sessions/keynote/diag", .diag),
             ("/api/sessions/diag", .other), ("/api/staff/sessions/keynote/advance", .staffAdvance), ("/api/staff/sessions/keynote/live", .staffLive),

@@ -202,7 +202,8 @@ extension MultiInstanceTests {
     /// the device enrolled under version 1 fetches its keys through every instance, and an enrollment asked
     /// again (what version 2 adds) gets the device it made.
     ///
-    /// The version 1 database is this program's, taken back to version 1 (version 5's staff role columns and
+    /// The version 1 database is this program's, taken back to version 1 (version 6's answer keys and series
+    /// generation dropped, version 5's staff role columns and
     /// their checks dropped, version 4's audit table dropped,
     /// version 3's columns, index and
     /// trigger function undone, version 2's objects dropped, the old index put back), and checked to have
@@ -223,6 +224,8 @@ extension MultiInstanceTests {
         }
         let db = try PostgresConnection(database.configuration)
         try db.execute("""
+            DROP TABLE answer_keys;
+            ALTER TABLE series DROP COLUMN generation;
             ALTER TABLE credentials DROP COLUMN staff_role, DROP COLUMN staff_session;
             DROP TABLE audit;
             DROP FUNCTION pulse_audit_append_only();

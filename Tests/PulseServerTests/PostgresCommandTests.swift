@@ -128,6 +128,7 @@ import Testing
 
     @Test func migrateMovesAWholeEventAndThePostgreSQLServerAnswersAsTheSQLiteOneDid() throws {
         let (folder, sqlite, hashes) = try Self.populatedSQLite()
+        let answerKeys = try sqlite.prepareAnswerKeys(adopting: nil, at: 1500).map(\.kid)
         let database = try PostgresCluster.shared().createDatabase("migrate")
         let data = folder.url.appendingPathComponent("data").path
         let result = Self.run(["migrate", "--from", "sqlite:" + data, "--to", database.url, "--json"])
@@ -140,11 +141,13 @@ import Testing
             ["table": "key_tables", "rows": 3, "leftBehind": 0], ["table": "series", "rows": 1, "leftBehind": 0],
             ["table": "series_sessions", "rows": 2, "leftBehind": 0], ["table": "session_changes", "rows": 9, "leftBehind": 0],
             ["table": "replay_keys", "rows": 3, "leftBehind": 1], ["table": "diag_samples", "rows": 3, "leftBehind": 0],
-            ["table": "audit", "rows": 3, "leftBehind": 0], ["table": "certificate_keys", "rows": 1, "leftBehind": 0],
+            ["table": "audit", "rows": 3, "leftBehind": 0], ["table": "answer_keys", "rows": 1, "leftBehind": 0],
+            ["table": "certificate_keys", "rows": 1, "leftBehind": 0],
         ])
 
         // Every read answers as the SQLite store does.
         let postgres = try PostgresStorage(configuration: database.configuration)
+        #expect(try postgres.answerKeys().map(\.kid) == answerKeys)
         #expect(try postgres.credentials() == sqlite.credentials())
         #expect(try postgres.devices() == sqlite.devices())
         #expect(try postgres.sessions() == sqlite.sessions())

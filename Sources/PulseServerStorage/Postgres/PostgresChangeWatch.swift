@@ -98,7 +98,7 @@ extension PostgresStorage {
             let detail = parts.count > 1 ? parts[1] : ""
             switch parts.first ?? "" {
             case "credentials": return detail == "ENROLL" ? [] : .credentials
-            case "certificate_keys": return .credentials  // CertificateKeyring reads them again
+            case "certificate_keys", "answer_keys": return .credentials  // CertificateKeyring, AnswerKeyring read them again
             case "devices": return detail == "INSERT" ? [] : .devices
             case "sessions", "venue_networks": return .sessions
             case "session_changes": return detail == "content" ? [.sessions, .content] : .sessions

@@ -8,8 +8,8 @@ import PulseSQLite
 /// The SQLite file is only read (inside `BEGIN DEFERRED`, so every table comes from the same moment).
 /// Replay keys that expired before `now` stay behind; everything else moves as it is: credentials with
 /// their counters, devices, sessions with their frontiers, states and change sequences, venue networks,
-/// manifests, gated resources, every key table, series, change logs, diagnostic samples and the audit log
-/// (with their ids), and the data folder's device certificate key (devices hold certificates it signed; the
+/// manifests, gated resources, every key table, series, change logs, diagnostic samples, the audit log
+/// (with their ids) and the answer-signing keys, and the data folder's device certificate key (devices hold certificates it signed; the
 /// instances sign with it from then on). The target must hold no pulse-server data unless `replace` is given, which empties it in the
 /// same transaction: a failure leaves it as it was.
 public struct PostgresMigrator {
@@ -51,12 +51,13 @@ public struct PostgresMigrator {
         ]),
         ("venue_networks", ["session_id", "network"]),
         ("key_tables", ["session_id", "deck_version", "package_id", "digest", "slides", "imported_at"]),
-        ("series", ["id", "package_id", "package_version", "manifest", "updated_at"]),
+        ("series", ["id", "package_id", "package_version", "manifest", "updated_at", "generation"]),
         ("series_sessions", ["series_id", "position", "session_id"]),
         ("session_changes", ["session_id", "sequence", "at", "kind", "max_shown", "deck_version", "state", "package_version"]),
         ("replay_keys", ["key", "expires_at"]),
         ("diag_samples", ["id", "session_id", "device_id", "received_at", "build", "platform", "connection"]),
         ("audit", ["id", "at", "actor_kind", "actor_id", "role", "action", "target", "detail", "client_address", "result"]),
+        ("answer_keys", ["kid", "private_key", "signs_from", "signs_until", "serial", "added_at"]),
     ]
 
     /// Runs the move. - Returns: the rows per table, all checked.

@@ -20,6 +20,8 @@ enum PostgresSchema {
     /// `pg_advisory_xact_lock` key taken by every audit append, held to its commit: audit ids are handed out
     /// in commit order, so a reader paging with `after=<id>` never skips a row that commits late. "pulsaudt".
     static let auditLock: Int64 = 0x70756C73_61756474
+    /// `pg_advisory_xact_lock` key taken while the answer-signing keys are prepared or rotated. "pulsansk".
+    static let answerKeyLock: Int64 = 0x70756C73_616E736B
 
     static let migrations = [
         PostgresMigration(version: 1, sql: """
@@ -305,11 +307,31 @@ enum PostgresSchema {
                     (staff_role = 'presenter' AND staff_session IS NOT NULL) OR (staff_role = 'admin' AND staff_session IS NULL)
                     OR staff_role = 'moderator' OR (staff_role IS NULL AND staff_session IS NULL));
             """),
+        PostgresMigration(version: 6, sql: """
+            -- The P-256 keys that sign sync answers (Pulse-Signature, issue 21), shared by every instance, with
+            -- their schedule: a key signs from signs_from until signs_until (NULL: until a rotation) and is
+            -- published until signs_until plus the answer TTL. serial grows with every key: the key set's generation.
+            -- A change notifies like certificate_keys (every instance reads the set again).
+            CREATE TABLE answer_keys (
+                kid text PRIMARY KEY,
+                private_key bytea NOT NULL,
+                signs_from bigint NOT NULL,
+                signs_until bigint,
+                serial bigint NOT NULL UNIQUE,
+                added_at bigint NOT NULL,
+                CHECK (signs_until IS NULL OR signs_until >= signs_from)
+            );
+            CREATE TRIGGER answer_keys_changed AFTER INSERT OR UPDATE OR DELETE ON answer_keys FOR EACH ROW EXECUTE FUNCTION pulse_notify_change();
+            CREATE TRIGGER answer_keys_truncated AFTER TRUNCATE ON answer_keys FOR EACH STATEMENT EXECUTE FUNCTION pulse_notify_change();
+            -- Every import that changes a series moves its generation: with its sessions' change sequences, the
+            -- seq of a signed series manifest, never lower for a later answer.
+            ALTER TABLE series ADD COLUMN generation bigint NOT NULL DEFAULT 0;
+            """),
     ]
 
     /// Every table, parents before children (the order `migrate` fills them in).
     static let tables = [
         "credentials", "devices", "sessions", "venue_networks", "key_tables", "series", "series_sessions", "session_changes",
-        "replay_keys", "diag_samples", "rate_buckets", "certificate_keys", "audit",
+        "replay_keys", "diag_samples", "rate_buckets", "certificate_keys", "audit", "answer_keys",
     ]
 }

@@ -67,7 +67,7 @@ extension PostgresStorage {
         _ = try db.query("""
             INSERT INTO series (id, package_id, package_version, manifest, updated_at) VALUES ($1, $2, $3, $4, $5)
             ON CONFLICT (id) DO UPDATE SET package_id = EXCLUDED.package_id, package_version = EXCLUDED.package_version,
-                manifest = EXCLUDED.manifest, updated_at = EXCLUDED.updated_at
+                manifest = EXCLUDED.manifest, updated_at = EXCLUDED.updated_at, generation = series.generation + 1
             """, [.text(series.id), .text(packageId), .text(series.packageVersion), .bytes(series.manifest), .integer(now)])
         _ = try db.query("DELETE FROM series_sessions WHERE series_id = $1", [.text(series.id)])
         // Session ids are identifiers ([a-z0-9-]): a comma-joined list is unambiguous.
@@ -100,12 +100,12 @@ extension PostgresStorage {
         try read { db in
             try db.query("""
                 SELECT package_id, package_version, manifest,
-                    (SELECT string_agg(session_id, ',' ORDER BY position) FROM series_sessions WHERE series_id = s.id)
+                    (SELECT string_agg(session_id, ',' ORDER BY position) FROM series_sessions WHERE series_id = s.id), generation
                 FROM series s WHERE id = $1
                 """, [.text(id)]).first.map { row in
                     SeriesRecord(
                         id: id, packageId: try row.string(0), packageVersion: try row.string(1), manifest: try row.bytes(2),
-                        sessionIds: (try row.optionalString(3)?.split(separator: ",").map(String.init)) ?? [])
+                        sessionIds: (try row.optionalString(3)?.split(separator: ",").map(String.init)) ?? [], generation: try row.int64(4))
                 }
         }
     }

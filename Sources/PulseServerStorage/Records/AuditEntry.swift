@@ -109,6 +109,8 @@ public enum AuditAction: String, CaseIterable, Sendable {
     case `import` = "import"
     /// `pulse-server restore`: the database replaced by a backup's (recorded in the restored log; target: the file).
     case restore = "restore"
+    /// `admin answer-key rotate`: a new answer-signing key scheduled (target: its kid).
+    case answerKeyRotate = "answer-key.rotate"
 }
 
 /// How an action ended: done, refused (and why: `bad-input`, `not-found`, `conflict`), or failed.

@@ -122,8 +122,12 @@ public struct SeriesRecord: Equatable, Sendable {
     public var packageVersion: String
     public var manifest: [UInt8]
     public var sessionIds: [String]
+    /// Grows by one with every import that changes the series (never lower later): with its sessions'
+    /// change sequences, the `seq` of a signed series manifest.
+    public var generation: Int64
 
-    public init(id: String, packageId: String, packageVersion: String, manifest: [UInt8], sessionIds: [String]) {
+    public init(id: String, packageId: String, packageVersion: String, manifest: [UInt8], sessionIds: [String], generation: Int64 = 0) {
+        self.generation = generation
         self.id = id
         self.packageId = packageId
         self.packageVersion = packageVersion

@@ -174,5 +174,23 @@ enum SQLiteSchema {
             ALTER TABLE credentials ADD COLUMN staff_session TEXT;
             UPDATE credentials SET staff_role = 'admin' WHERE kind = 'staff-token';
             """),
+        Migration(version: 7, sql: """
+            -- The P-256 keys that sign sync answers (Pulse-Signature, issue 21), with their schedule: a key signs
+            -- from signs_from until signs_until (NULL: until a rotation) and is published until signs_until plus
+            -- the answer TTL. PKCS#8 PEM, as answer-key.pem (adopted as the first key) and the key tables next to it.
+            -- serial grows with every key: the key set's generation (the seq of GET /api/sync/answer-keys).
+            CREATE TABLE answer_keys (
+                kid TEXT PRIMARY KEY,
+                private_key BLOB NOT NULL,
+                signs_from INTEGER NOT NULL,
+                signs_until INTEGER,
+                serial INTEGER NOT NULL UNIQUE,
+                added_at INTEGER NOT NULL,
+                CHECK (signs_until IS NULL OR signs_until >= signs_from)
+            );
+            -- Every import that changes a series moves its generation: with its sessions' change sequences, the
+            -- seq of a signed series manifest, never lower for a later answer.
+            ALTER TABLE series ADD COLUMN generation INTEGER NOT NULL DEFAULT 0;
+            """),
     ]
 }

@@ -60,7 +60,7 @@ extension SQLiteStorage {
         if try series.isUnchanged(held, packageId: packageId, options: options) { return .unchanged }
         try db.cached("""
             INSERT INTO series (id, package_id, package_version, manifest, updated_at) VALUES (?1, ?2, ?3, ?4, ?5)
-            ON CONFLICT (id) DO UPDATE SET package_id = ?2, package_version = ?3, manifest = ?4, updated_at = ?5
+            ON CONFLICT (id) DO UPDATE SET package_id = ?2, package_version = ?3, manifest = ?4, updated_at = ?5, generation = generation + 1
             """).run([.text(series.id), .text(packageId), .text(series.packageVersion), .blob(series.manifest), .integer(now)])
         try bumpGeneration(.content, on: db)
         try db.cached("DELETE FROM series_sessions WHERE series_id = ?").run([.text(series.id)])
@@ -93,8 +93,9 @@ extension SQLiteStorage {
         try read { db in
             let sessions = try db.cached("SELECT session_id FROM series_sessions WHERE series_id = ? ORDER BY position")
                 .rows([.text(id)]) { $0.string(0) }
-            return try db.cached("SELECT package_id, package_version, manifest FROM series WHERE id = ?").first([.text(id)]) { row in
-                SeriesRecord(id: id, packageId: row.string(0), packageVersion: row.string(1), manifest: row.blob(2), sessionIds: sessions)
+            return try db.cached("SELECT package_id, package_version, manifest, generation FROM series WHERE id = ?").first([.text(id)]) { row in
+                SeriesRecord(
+                    id: id, packageId: row.string(0), packageVersion: row.string(1), manifest: row.blob(2), sessionIds: sessions, generation: row.int64(3))
             }
         }
     }

@@ -1,0 +1,58 @@
+import PulseCrypto
+
+/// One key that signs sync answers (`Pulse-Signature`, issue 21), with its schedule: it signs from
+/// `signsFrom` until `signsUntil` (nil: until a rotation), and stays published until `signsUntil` plus the
+/// answer TTL, when the last answer it signed has expired. A separate key from the device certificate key.
+public struct AnswerKeyRecord: Sendable {
+    public let privateKey: P256.PrivateKey
+    /// Unix seconds: the key signs no answer before.
+    public let signsFrom: Int64
+    /// Unix seconds: the key signs no answer from then on; nil until a newer key is scheduled.
+    public let signsUntil: Int64?
+    /// Grows with every key added: the key set's generation is the newest key's serial.
+    public let serial: Int64
+
+    /// The key id: the RFC 7638 thumbprint of the public key.
+    public var kid: String { privateKey.publicKey.jwkThumbprint }
+
+    public init(privateKey: P256.PrivateKey, signsFrom: Int64, signsUntil: Int64?, serial: Int64) {
+        self.privateKey = privateKey
+        self.signsFrom = signsFrom
+        self.signsUntil = signsUntil
+        self.serial = serial
+    }
+
+    /// Unix seconds when the key is no longer published (`signsUntil` + `ttl`); nil while it may sign.
+    public func retiresAt(ttl: Int64) -> Int64? { signsUntil.map { $0 &+ ttl } }
+
+    /// True while the key is published at `now`.
+    public func isPublished(at now: Int64, ttl: Int64) -> Bool { retiresAt(ttl: ttl).map { now <= $0 } ?? true }
+
+    /// A key from its PKCS#8 PEM bytes (as the database and `answer-key.pem` keep it).
+    /// - Throws: `ServerError(.storage)` naming `what` (never quoting the bytes).
+    static func parse(pem: [UInt8], signsFrom: Int64, signsUntil: Int64?, serial: Int64, what: String) throws -> AnswerKeyRecord {
+        guard let key = try? P256.PrivateKey(pemRepresentation: pem) else {
+            throw ServerError(.storage, "\(what) is not a P-256 PKCS#8 PEM key")
+        }
+        return AnswerKeyRecord(privateKey: key, signsFrom: signsFrom, signsUntil: signsUntil, serial: serial)
+    }
+}
+
+/// The answer-signing keys, shared by every instance of a database (issue 21). Kept by both backends in
+/// table `answer_keys`; a change moves `generation().credentials`, so servers read them again.
+public protocol AnswerKeyStorage: AnyObject, Sendable {
+    /// Every key, oldest first.
+    func answerKeys() throws -> [AnswerKeyRecord]
+    /// Makes sure there is a key: when the table holds none, stores `adopting` (a data folder's
+    /// `answer-key.pem`), else a new random key, signing from 0. Never adds one to a table that holds any
+    /// (a retired key is not brought back). - Returns: every key.
+    func prepareAnswerKeys(adopting: P256.PrivateKey?, at now: Int64) throws -> [AnswerKeyRecord]
+    /// Rotation: a new key that signs from `now + lead`; every key that signs open-ended stops then; keys
+    /// whose last answer expired (`signsUntil + ttl < now`) are removed. - Returns: the new key.
+    func rotateAnswerKey(lead: Int64, ttl: Int64, at now: Int64) throws -> AnswerKeyRecord
+}
+
+extension AnswerKeyRecord {
+    /// The PKCS#8 PEM bytes; the caller wipes them.
+    func pem() throws -> [UInt8] { try privateKey.pemRepresentation().copyBytes() }
+}

@@ -1,0 +1,84 @@
+import PulseAnswerSignature
+import PulseHTTPServer
+import PulseServerStorage
+import Synchronization
+
+/// Puts `Pulse-Signature` on the signed answers (session manifest, series manifest, keys, answer keys;
+/// 200 and 304), never on an error.
+///
+/// Signing costs an ES256 signature, so signed answers are kept, prepared, per (claims but time, device,
+/// body): a repeated fetch of an unchanged answer is sent again as it was, until half its TTL has passed
+/// (then it is signed anew, so a device always holds one valid for at least half the TTL) or the signing
+/// key changes. The cache is bounded by entries and body bytes; when either is full it starts over.
+final class AnswerSigner: Sendable {
+    let keyring: AnswerKeyring
+    /// Seconds from `iat` to `exp`.
+    let ttl: Int64
+
+    /// What an answer is signed as, less the time: the cache key (with the body, compared on a hit).
+    struct Binding: Hashable, Sendable {
+        var route: String
+        var query: String
+        var device: String
+        var status: Int
+        var seq: Int
+        var packageVersion: String?
+        var deckVersion: Int?
+    }
+
+    private struct Entry {
+        let body: [UInt8]
+        let kid: String
+        let iat: Int64
+        let response: SharedResponse
+    }
+
+    private struct Cache {
+        var entries: [Binding: Entry] = [:]
+        var bodyBytes = 0
+    }
+
+    private let cache = Mutex(Cache())
+    static let maxEntries = 50_000
+    static let maxBodyBytes = 64 << 20
+
+    init(keyring: AnswerKeyring, ttl: Int64) {
+        self.keyring = keyring
+        self.ttl = ttl
+    }
+
+    /// `response` (200 with a `.bytes` body, or a 304) with its `Pulse-Signature`, prepared to be shared.
+    /// - Throws: what signing throws (libcrypto out of memory): the caller answers 500.
+    func signed(_ response: HTTPResponse, _ binding: Binding, at now: Int64, generation: StorageGeneration) throws -> HTTPResponse {
+        let body: [UInt8]
+        switch response.body {
+        case let .bytes(bytes): body = bytes
+        default: body = []
+        }
+        let keys = keyring.keys(at: generation)
+        guard let signer = AnswerKeyring.signer(keys, at: now) else { throw ServerError(.storage, "no answer-signing key") }
+        let kid = signer.kid
+        if let held = cache.withLock({ $0.entries[binding] }), held.kid == kid, now < held.iat + ttl / 2, now >= held.iat, held.body == body {
+            return HTTPResponse(held.response, note: response.note)
+        }
+        let claims = AnswerClaims(
+            route: binding.route, query: binding.query, device: binding.device, status: binding.status, seq: binding.seq,
+            packageVersion: binding.packageVersion, deckVersion: binding.deckVersion, iat: Int(now), exp: Int(now + ttl))
+        let header = try AnswerSignature.sign(body: body, claims: claims, key: signer.privateKey)
+        let shared = SharedResponse(HTTPResponse(
+            status: response.status, headers: response.headers + [HTTPHeader(AnswerSignature.headerName, header)], body: response.body))
+        cache.withLock { cache in
+            if cache.entries.count >= Self.maxEntries || cache.bodyBytes + body.count > Self.maxBodyBytes {
+                cache = Cache()
+            }
+            if let replaced = cache.entries.updateValue(Entry(body: body, kid: kid, iat: now, response: shared), forKey: binding) {
+                cache.bodyBytes -= replaced.body.count
+            }
+            cache.bodyBytes += body.count
+        }
+        return HTTPResponse(shared, note: response.note)
+    }
+
+    /// Signed answers held now (tests).
+    var cachedCount: Int { cache.withLock { $0.entries.count } }
+}

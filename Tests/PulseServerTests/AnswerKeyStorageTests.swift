@@ -1,0 +1,142 @@
+import Foundation
+import PulseCore
+import PulseCrypto
+import PulsePostgres
+import PulsePostgresTesting
+import PulseSQLite
+import PulseTestSupport
+import Testing
+@testable import PulseServer
+@testable import PulseServerStorage
+@testable import PulseSyncAPI
+
+/// The answer-signing keys (issue 21) on every backend: one key however it starts, rotation's schedule
+/// (published at once, signing from now + lead, the old key published until its last signature expired),
+/// the data folder's answer-key.pem, the migrations that add them, and the admin commands.
+@Suite struct AnswerKeyStorageTests {
+    static func keyStorage(_ storage: any ServerStorage) throws -> any AnswerKeyStorage {
+        try #require(storage as? any AnswerKeyStorage)
+    }
+
+    @Test(arguments: StorageBackend.all)
+    func aKeyIsAdoptedOnlyIntoAnEmptySetAndRotationSchedules(_ backend: StorageBackend) throws {
+        let instance = try backend.make()
+        let storage = try Self.keyStorage(instance.storage)
+        let adopted = try P256.PrivateKey()
+        let first = try storage.prepareAnswerKeys(adopting: adopted, at: 1000)
+        #expect(first.map(\.kid) == [adopted.publicKey.jwkThumbprint] && first[0].signsFrom == 0 && first[0].signsUntil == nil)
+        // Another start (another instance, another file) adds nothing.
+        let again = try Self.keyStorage(try instance.peer()).prepareAnswerKeys(adopting: try P256.PrivateKey(), at: 1001)
+        #expect(again.map(\.kid) == first.map(\.kid))
+
+        let ttl: Int64 = 3600
+        let rotated = try storage.rotateAnswerKey(lead: 600, ttl: ttl, at: 2000)
+        let keys = try storage.answerKeys()
+        #expect(keys.map(\.kid) == [adopted.publicKey.jwkThumbprint, rotated.kid])
+        #expect(keys[0].signsUntil == 2600 && keys[1].signsFrom == 2600 && keys[1].signsUntil == nil && keys[1].serial > keys[0].serial)
+        // Before the lead has passed the old key signs; both are published; then the new one signs.
+        #expect(AnswerKeyring.signer(keys, at: 2599)?.kid == adopted.publicKey.jwkThumbprint)
+        #expect(AnswerKeyring.signer(keys, at: 2600)?.kid == rotated.kid)
+        #expect(AnswerKeyring.published(keys, at: 2000, ttl: ttl).keys.map(\.kid) == keys.map(\.kid))
+        #expect(AnswerKeyring.published(keys, at: 2000, ttl: ttl).keys[0].retiresAt == 2600 + 3600)
+        // The old key is published until its last signature expired, then no more; the generation is the newest key's.
+        #expect(AnswerKeyring.published(keys, at: 6200, ttl: ttl).keys.count == 2)
+        #expect(AnswerKeyring.published(keys, at: 6201, ttl: ttl).keys.map(\.kid) == [rotated.kid])
+        #expect(AnswerKeyring.published(keys, at: 6201, ttl: ttl).seq == Int(keys[1].serial))
+        // A rotation after that removes it from the database.
+        let third = try storage.rotateAnswerKey(lead: 0, ttl: ttl, at: 7000)
+        #expect(try storage.answerKeys().map(\.kid) == [rotated.kid, third.kid])
+        // And an empty-set adoption never brings a retired key back.
+        #expect(try storage.prepareAnswerKeys(adopting: adopted, at: 8000).map(\.kid) == [rotated.kid, third.kid])
+    }
+
+    @Test(arguments: StorageBackend.all)
+    func aRotationReachesTheOtherInstancesKeyring(_ backend: StorageBackend) throws {
+        let instance = try backend.make()
+        let storage = try Self.keyStorage(instance.storage)
+        _ = try storage.prepareAnswerKeys(adopting: nil, at: 1)
+        let ring = try AnswerKeyring(loading: { try storage.answerKeys() })
+        let before = ring.keys(at: try instance.settledGeneration())
+        let added = try Self.keyStorage(try instance.peer()).rotateAnswerKey(lead: 0, ttl: 60, at: 10)
+        let after = ring.keys(at: try instance.settledGeneration())
+        #expect(before.count == 1 && after.map(\.kid).last == added.kid)
+    }
+
+    @Test func theDataFolderKeyIsPrivateAndABadOneIsRefusedUnquoted() throws {
+        let folder = try TestFolder()
+        let data = try DataFolder.prepare(folder.url.appendingPathComponent("data").path)
+        let key = try AnswerKeyFile.loadOrCreate(in: data)
+        let mode = try FileManager.default.attributesOfItem(atPath: data.answerKeyPath)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        #expect(try AnswerKeyFile.loadOrCreate(in: data).publicKey == key.publicKey)
+        let secret = "-----BEGIN PRIVATE KEY-----\nNOTAKEYBUTASECRETLINE\n-----END PRIVATE KEY-----\n"
+        try Data(secret.utf8).write(to: URL(fileURLWithPath: data.answerKeyPath))
+        do {
+            _ = try AnswerKeyFile.loadOrCreate(in: data)
+            Issue.record("a bad key file was accepted")
+        } catch {
+            #expect("\(error)".contains("not a P-256 private key") && !"\(error)".contains("NOTAKEY"))
+        }
+        chmod(data.answerKeyPath, 0o644)
+        #expect(throws: ServerError.self) { try AnswerKeyFile.loadOrCreate(in: data) }
+    }
+
+    @Test func anOlderSQLiteDatabaseMigrates() throws {
+        let folder = try TestFolder()
+        let path = folder.url.appendingPathComponent("server.sqlite").path
+        let old = try Database(path: path)
+        _ = try old.migrate(Array(SQLiteSchema.migrations.prefix(6)))
+        #expect(try old.scalarInteger("SELECT count(*) FROM sqlite_master WHERE name = 'answer_keys'") == 0)
+        let storage = try SQLiteStorage(path: path)
+        #expect(try old.scalarInteger("SELECT max(version) FROM schema_version") == Int64(SQLiteSchema.migrations.count))
+        #expect(try storage.answerKeys().isEmpty)
+        #expect(try storage.prepareAnswerKeys(adopting: nil, at: 5).count == 1)
+        #expect(throws: SQLiteError.self) {
+            try old.execute("INSERT INTO answer_keys (kid, private_key, signs_from, signs_until, serial, added_at) VALUES ('k', x'00', 10, 5, 9, 1)")
+        }
+    }
+
+    @Test func anOlderPostgreSQLDatabaseMigrates() throws {
+        let database = try PostgresCluster.shared().createDatabase("answerkeys")
+        let old = try PostgresConnection(database.configuration)
+        _ = try old.migrate(Array(PostgresSchema.migrations.prefix(5)), lockKey: PostgresSchema.migrationLock)
+        #expect(try old.query("SELECT to_regclass('answer_keys') IS NULL").first?.bool(0) == true)
+        let storage = try PostgresStorage(configuration: database.configuration)
+        #expect(storage.schemaVersions.found == 5 && storage.schemaVersions.now == PostgresSchema.migrations.count)
+        #expect(try storage.answerKeys().isEmpty)
+        #expect(try storage.prepareAnswerKeys(adopting: nil, at: 5).count == 1)
+        #expect(throws: PostgresError.self) {
+            try old.query("INSERT INTO answer_keys (kid, private_key, signs_from, signs_until, serial, added_at) VALUES ('k', '\\x00', 10, 5, 9, 1)")
+        }
+    }
+
+    @Test(arguments: StorageBackend.all)
+    func aSeriesGenerationGrowsWithEveryImportThatChangesIt(_ backend: StorageBackend) throws {
+        let instance = try backend.make()
+        let storage = instance.storage
+        _ = try storage.importContent(
+            TestContent.plan([TestContent.session("talk", series: "conf")], series: [TestContent.series("conf", sessions: ["talk"])]), options: ImportOptions(), at: 5)
+        let first = try #require(try storage.series(id: "conf")).generation
+        let sessions = [TestContent.session("talk", series: "conf"), TestContent.session("lab", series: "conf")]
+        _ = try storage.importContent(TestContent.plan(sessions, series: [TestContent.series("conf", sessions: ["talk", "lab"])]), options: ImportOptions(), at: 10)
+        #expect(try #require(try storage.series(id: "conf")).generation == first + 1)
+    }
+
+    @Test func theAdminCommandsRotateAndList() throws {
+        let folder = try TestFolder()
+        let data = folder.url.appendingPathComponent("data").path
+        let listed = CLI.run(["admin", "answer-key", "list", "--data", data, "--json"])
+        #expect(listed.code == 0, "\(listed.text)")
+        let before = try JSONValue.parse(Data(listed.out.joined(separator: "\n").utf8)).arrayValue ?? []
+        #expect(before.count == 1 && before[0]["signsUntil"] == nil)
+        let rotated = CLI.run(["admin", "answer-key", "rotate", "--data", data, "--lead", "120"])
+        #expect(rotated.code == 0, "\(rotated.text)")
+        let kid = try #require(rotated.out.first)
+        let after = CLI.run(["admin", "answer-key", "list", "--data", data])
+        #expect(after.code == 0 && after.out.count == 2 && after.out[1].hasPrefix(kid) && after.out[0].contains("retires "))
+        let storage = try DataFolder.existing(data).openStorage()
+        #expect(try storage.auditEntries(after: 0, since: nil, limit: 10).map(\.entry.action) == [.answerKeyRotate])
+        let file = try AnswerKeyFile.load(DataFolder.existing(data).answerKeyPath)
+        #expect(try storage.answerKeys().first?.kid == file.publicKey.jwkThumbprint)
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import PulseAnswerSignature
+import PulseCore
+import PulseCrypto
+import PulseSystem
+import PulseTestSupport
+import Testing
+@testable import PulseServer
+@testable import PulseServerStorage
+@testable import PulseSyncAPI
+
+/// `Pulse-Signature` off the wire (issue 21): every signed route's answer, 200 and 304, verifies with the key
+/// `GET /api/sync/answer-keys` publishes and binds the request it answers; `seq` rises with the session's
+/// changes; an error answer carries none; an unchanged answer is not signed again until half its TTL passed.
+@Suite struct SignedAnswerTests {
+    static func harness(_ name: String = #function) throws -> SyncHarness {
+        let harness = try SyncHarness(name, configure: { $0.deviceLimit = RateLimit(rate: 1000, burst: 1000) })
+        try harness.seed(["talk", "lab"], slides: 6, series: "conf")
+        return harness
+    }
+
+    /// The published answer keys, checked against their own signature.
+    static func answerKeys(_ harness: SyncHarness) throws -> [AnswerKey] {
+        let response = try harness.client().request("GET", "/api/sync/answer-keys")
+        #expect(response.status == 200)
+        let keys = try AnswerKeySet.parse(response.body)
+        let header = try #require(response.header("pulse-signature"))
+        let claims = try AnswerSignature.verify(header: header, body: response.body, keys: keys)
+        #expect(claims.route == "/api/sync/answer-keys" && claims.query == "" && claims.device == "" && claims.status == 200)
+        return keys
+    }
+
+    /// The claims of `response`, verified.
+    static func claims(_ response: RawHTTPResponse, _ keys: [AnswerKey]) throws -> AnswerClaims {
+        let header = try #require(response.header("pulse-signature"), "no Pulse-Signature on a \(response.status)")
+        return try AnswerSignature.verify(header: header, body: response.body, keys: keys)
+    }
+
+    @Test func everySignedRouteBindsItsRequest() throws {
+        let harness = try Self.harness()
+        let keys = try Self.answerKeys(harness)
+        let device = try harness.device(for: .series("conf"))
+        let client = try harness.client()
+        let now = harness.clock.seconds
+        let session = try #require(try harness.storage.session(id: "talk"))
+
+        let manifest = try client.signed("GET", "/api/sync/manifest?session=talk", by: device, at: now)
+        let version = try #require(manifest.json?["packageVersion"]?.stringValue)
+        let m = try Self.claims(manifest, keys)
+        #expect(m.route == "/api/sync/manifest" && m.query == "session=talk" && m.device == device.id && m.status == 200)
+        #expect(m.seq == Int(session.changeSequence) && m.packageVersion == version && m.deckVersion == nil)
+        #expect(m.iat == Int(now) && m.exp == Int(now) + 3600 && m.kid == keys.first?.kid)
+
+        let notModified = try client.signed("GET", "/api/sync/manifest?session=talk", by: device, at: now, headers: [("If-None-Match", "\"\(version)\"")])
+        #expect(notModified.status == 304)
+        let n = try Self.claims(notModified, keys)
+        #expect(n.status == 304 && n.packageVersion == version && n.route == "/api/sync/manifest" && n.device == device.id)
+
+        let keysAnswer = try client.signed("GET", "/api/sync/keys?session=talk", by: device, at: now)
+        #expect(keysAnswer.status == 200)
+        let k = try Self.claims(keysAnswer, keys)
+        #expect(k.route == "/api/sync/keys" && k.query == "session=talk" && k.deckVersion == keysAnswer.json?["deckVersion"]?.intValue)
+        #expect(k.packageVersion == nil && k.seq == Int(session.changeSequence))
+
+        let series = try client.signed("GET", "/api/sync/series/conf/manifest", by: device, at: now)
+        #expect(series.status == 200)
+        let s = try Self.claims(series, keys)
+        #expect(s.route == "/api/sync/series/conf/manifest" && s.query == "" && s.device == device.id)
+        #expect(s.packageVersion == series.json?["packageVersion"]?.stringValue)
+
+        // Another device's answer is bound to it, not to this one.
+        let other = try harness.device(for: .session("talk"))
+        let theirs = try Self.claims(try client.signed("GET", "/api/sync/manifest?session=talk", by: other, at: now), keys)
+        #expect(theirs.device == other.id && theirs.device != device.id)
+        // An altered body does not verify.
+        var altered = manifest.body
+        altered[altered.count / 2] ^= 1
+        #expect(throws: AnswerSignatureError.self) {
+            try AnswerSignature.verify(header: manifest.header("pulse-signature") ?? "", body: altered, keys: keys)
+        }
+    }
+
+    @Test func seqRisesAfterAnAdvance() throws {
+        let harness = try Self.harness()
+        let keys = try Self.answerKeys(harness)
+        _ = try harness.storage.updateSession(id: "talk", SessionUpdate(state: .live, maxShown: 0), at: harness.clock.seconds)
+        let device = try harness.device(for: .series("conf"))
+        let client = try harness.client()
+        func fetch(_ target: String) throws -> AnswerClaims {
+            try Self.claims(try client.signed("GET", target, by: device, at: harness.clock.seconds), keys)
+        }
+        let keys0 = try fetch("/api/sync/keys?session=talk"), manifest0 = try fetch("/api/sync/manifest?session=talk")
+        let series0 = try fetch("/api/sync/series/conf/manifest")
+        _ = try harness.storage.advance(sessionId: "talk", to: 3, at: harness.clock.seconds)
+        let keys1 = try fetch("/api/sync/keys?session=talk"), manifest1 = try fetch("/api/sync/manifest?session=talk")
+        let series1 = try fetch("/api/sync/series/conf/manifest")
+        #expect(keys1.seq > keys0.seq && manifest1.seq > manifest0.seq && series1.seq > series0.seq)
+        #expect(keys1.seq == Int(try #require(try harness.storage.session(id: "talk")).changeSequence))
+    }
+
+    @Test func errorAnswersAreNotSigned() throws {
+        let harness = try Self.harness()
+        let device = try harness.device(for: .session("talk"))
+        let client = try harness.client()
+        let now = harness.clock.seconds
+        let answers = [
+            try client.signed("GET", "/api/sync/manifest?session=lab", by: device, at: now),  // not entitled: 404
+            try client.signed("GET", "/api/sync/keys?session=nope", by: device, at: now),
+            try client.signed("GET", "/api/sync/series/conf/manifest", by: device, at: now),
+            try client.signed("GET", "/api/sync/manifest?session=talk", by: device, at: now - 3600),  // stale: 401
+            try client.request("GET", "/api/sync/manifest?session=talk"),  // unsigned request: 404
+            try client.request("POST", "/api/sync/answer-keys"),  // 405
+        ]
+        for answer in answers {
+            #expect(answer.status >= 400, "\(answer.status)")
+            #expect(answer.header("pulse-signature") == nil, "\(answer.status)")
+        }
+    }
+
+    @Test func anUnchangedAnswerIsSignedAgainOnlyAfterHalfItsTTL() throws {
+        let harness = try Self.harness()
+        let keys = try Self.answerKeys(harness)
+        let device = try harness.device(for: .session("talk"))
+        let client = try harness.client()
+        func header() throws -> String {
+            let response = try client.signed("GET", "/api/sync/keys?session=talk", by: device, at: harness.clock.seconds)
+            _ = try Self.claims(response, keys)
+            return try #require(response.header("pulse-signature"))
+        }
+        let first = try header()
+        harness.clock.advance(by: 1799)
+        #expect(try header() == first)  // ES256 signatures are randomized: equal means not signed again
+        harness.clock.advance(by: 1)
+        let renewed = try header()
+        #expect(renewed != first)
+        let claims = try AnswerSignature.verify(header: renewed, body: try client.signed(
+            "GET", "/api/sync/keys?session=talk", by: device, at: harness.clock.seconds).body, keys: keys)
+        #expect(claims.iat == Int(harness.clock.seconds))
+    }
+
+    @Test func theTTLIsTheConfigured() throws {
+        let harness = try SyncHarness(configure: { $0.answerTTL = 120 })
+        try harness.seed(["talk"])
+        let keys = try Self.answerKeys(harness)
+        let device = try harness.device(for: .session("talk"))
+        let claims = try Self.claims(try harness.client().signed("GET", "/api/sync/manifest?session=talk", by: device, at: harness.clock.seconds), keys)
+        #expect(claims.exp - claims.iat == 120)
+    }
+
+    @Test func aServerThatDoesNotSignSendsNoHeader() throws {
+        let harness = try SyncHarness(configure: { $0.signAnswers = false })
+        try harness.seed(["talk"])
+        let device = try harness.device(for: .session("talk"))
+        let response = try harness.client().signed("GET", "/api/sync/manifest?session=talk", by: device, at: harness.clock.seconds)
+        #expect(response.status == 200 && response.header("pulse-signature") == nil)
+        #expect(try harness.client().request("GET", "/api/sync/answer-keys").status == 404)
+    }
+}
