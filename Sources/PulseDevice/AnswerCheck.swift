@@ -93,15 +93,17 @@ public enum AnswerCheck {
             if let deck = claims.deckVersion, let accepted = previous.deckVersion, deck < accepted {
                 throw AnswerRefusal(.rollback, target, "deckVersion \(deck) is lower than \(accepted) already accepted")
             }
-            if claims.seq == previous.seq, let version = claims.packageVersion, let accepted = previous.packageVersion, version != accepted {
-                throw AnswerRefusal(.rollback, target, "seq \(claims.seq) was accepted with another packageVersion")
+            if claims.seq == previous.seq, let version = claims.packageVersion, let accepted = previous.packageVersion, version != accepted,
+               claims.iat <= (previous.iat ?? Int.max) {
+                throw AnswerRefusal(.rollback, target, "seq \(claims.seq) was accepted with another packageVersion, signed later")
             }
         }
         try unfrozen(claims, state: state, target: target)
         var next = state
         next.answers[key] = AnswerState.Accepted(
             seq: claims.seq, packageVersion: claims.packageVersion ?? previous?.packageVersion,
-            deckVersion: [claims.deckVersion, previous?.deckVersion].compactMap { $0 }.max())
+            deckVersion: [claims.deckVersion, previous?.deckVersion].compactMap { $0 }.max(),
+            iat: max(claims.iat, previous?.iat ?? claims.iat))
         next.saw(serverTime: claims.iat)
         return next
     }

@@ -58,10 +58,16 @@ public struct AnswerGuard: Sendable {
         }
     }
 
-    /// Reads `GET /api/sync/time` when the server signs (the freeze rule needs a recent server time) and
-    /// records it; does nothing for a server that does not sign.
-    func refreshServerTime() throws {
+    /// Before a sync with a server that signs (nothing otherwise): reads the key set again, so a key
+    /// published ahead of a rotation is trusted while the old key still signs the set (a set that does not
+    /// verify is left alone: the trust held stays, and an answer by an unknown key is refused later), and
+    /// reads `GET /api/sync/time`, so the freeze rule has a recent server time seen online.
+    func refreshBeforeSync() throws {
         guard try state().signs == true else { return }
+        try update { state in
+            guard let response = try? client.get(AnswerCheck.keySetRoute), response.status == 200 else { return state }
+            return (try? AnswerCheck.trustKeySet(body: response.body, header: response.header(AnswerSignature.headerName), state: state)) ?? state
+        }
         try client.correctClock()
         if let seen = client.clock.serverSeen { try saw(serverTime: Int(seen)) }
     }

@@ -11,7 +11,7 @@ import PulseSystem
 /// ```json
 /// {"format": "pulse-device-answers/1", "signs": true, "serverTime": 1796280000,
 ///  "keys": {"keys": [<JWK>, …]}, "keySetSeq": 1,
-///  "answers": {"/api/sync/manifest?session=keynote": {"seq": 7, "packageVersion": "8994d8d6…"},
+///  "answers": {"/api/sync/manifest?session=keynote": {"seq": 7, "packageVersion": "8994d8d6…", "iat": 1796279000},
 ///              "/api/sync/keys?session=keynote": {"seq": 7, "deckVersion": 3}}}
 /// ```
 public struct AnswerState: Equatable, Sendable {
@@ -25,11 +25,15 @@ public struct AnswerState: Equatable, Sendable {
         public var seq: Int
         public var packageVersion: String?
         public var deckVersion: Int?
+        /// When the server signed the accepted answer: at the same seq, only a later answer may name
+        /// another packageVersion (a resource released by the server's clock changes the manifest alone).
+        public var iat: Int?
 
-        public init(seq: Int, packageVersion: String? = nil, deckVersion: Int? = nil) {
+        public init(seq: Int, packageVersion: String? = nil, deckVersion: Int? = nil, iat: Int? = nil) {
             self.seq = seq
             self.packageVersion = packageVersion
             self.deckVersion = deckVersion
+            self.iat = iat
         }
     }
 
@@ -103,6 +107,10 @@ public struct AnswerState: Equatable, Sendable {
                 guard let number = deck.intValue else { throw damaged("\(key.debugDescription): \"deckVersion\" is not an integer") }
                 accepted.deckVersion = number
             }
+            if let iat = entry["iat"] {
+                guard let number = iat.intValue else { throw damaged("\(key.debugDescription): \"iat\" is not an integer") }
+                accepted.iat = number
+            }
             state.answers[key] = accepted
         }
         if state.signs == true, state.keySet == nil { throw damaged("the server signs but no keys are trusted") }
@@ -122,6 +130,7 @@ public struct AnswerState: Equatable, Sendable {
             var fields: [String: JSONValue] = ["seq": .int(accepted.seq)]
             if let version = accepted.packageVersion { fields["packageVersion"] = .string(version) }
             if let deck = accepted.deckVersion { fields["deckVersion"] = .int(deck) }
+            if let iat = accepted.iat { fields["iat"] = .int(iat) }
             answers[key] = .object(fields)
         }
         return JSONValue.object([

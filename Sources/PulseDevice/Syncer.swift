@@ -41,7 +41,7 @@ public struct Syncer: Sendable {
         var index = try cache.readIndex()
         var report = SyncReport()
         let answers = AnswerGuard(folder: cache.folder, client: client, holdsLock: true)
-        try answers.refreshServerTime()
+        try answers.refreshBeforeSync()
         switch target {
         case let .session(id):
             report.items.append(try syncSession(id, index: &index, answers: answers))

@@ -42,11 +42,6 @@ extension Array where Element == RuleResult {
     func verdict(_ id: String) -> Verdict? { first { $0.rule.id == id }?.verdict }
     var failed: [String] { filter { $0.verdict == .fail }.map(\.rule.id) }
     var skipped: [String] { filter { $0.verdict == .skip }.map(\.rule.id) }
-    /// The skips but those of the signed-answer rules against a server that does not sign (pulse-server
-    /// before it signs; SignedAnswerRuleTests prove those rules against a signing one).
-    var skippedButUnsigned: [String] {
-        filter { $0.verdict == .skip && !($0.rule.id.hasPrefix("answer.") && $0.evidence.first?.contains("does not sign") == true) }.map(\.rule.id)
-    }
     /// Every rule's verdict and evidence, for a failure message.
     var report: String { ConformanceReport.table(self).joined(separator: "\n") }
 }

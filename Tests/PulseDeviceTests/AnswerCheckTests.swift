@@ -54,7 +54,7 @@ import Testing
 
     @Test func aValidAnswerIsAcceptedAndRecorded() throws {
         let state = try AnswerCheck.check(try manifest(), state: signing, keys: trusted)
-        #expect(state.answers["/api/sync/manifest?session=keynote"] == .init(seq: 7, packageVersion: "v7"))
+        #expect(state.answers["/api/sync/manifest?session=keynote"] == .init(seq: 7, packageVersion: "v7", iat: Self.now))
         #expect(state.serverTime == Self.now)
         let again = try AnswerCheck.check(try manifest(status: 304), state: state, keys: trusted)
         #expect(again.answers == state.answers, "a 304 for the accepted version changes nothing")
@@ -109,7 +109,10 @@ import Testing
         let refused = try #require(refusal(old, accepted))
         #expect(refused.rule == .rollback)
         #expect(refused.reason == "seq 6 is lower than 7 already accepted")
-        #expect(refusal(try manifest(version: "v7b"), accepted)?.rule == .rollback, "the same seq with another packageVersion")
+        #expect(refusal(try manifest(version: "v7b", iat: Self.now - 1), accepted)?.rule == .rollback,
+            "the same seq with another packageVersion, signed before the accepted one")
+        #expect(refusal(try manifest(version: "v7b", iat: Self.now + 60), accepted) == nil,
+            "the same seq with another packageVersion signed later: a resource released by the server's clock")
         let keys = try AnswerCheck.check(try keysAnswer(deck: 3, seq: 7), state: signing, keys: trusted)
         #expect(refusal(try keysAnswer(deck: 2, seq: 8), keys)?.rule == .rollback, "a lower deckVersion under a higher seq")
         #expect(try AnswerCheck.check(try manifest(version: "v8", seq: 8), state: accepted, keys: trusted).answers.count == 1)

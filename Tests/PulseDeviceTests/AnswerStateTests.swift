@@ -10,7 +10,7 @@ import Testing
     static let sample = AnswerState(
         signs: true, keySet: ["keys": []], keySetSeq: 2, serverTime: 1_796_280_000,
         answers: [
-            "/api/sync/manifest?session=keynote": .init(seq: 7, packageVersion: "8994d8d6"),
+            "/api/sync/manifest?session=keynote": .init(seq: 7, packageVersion: "8994d8d6", iat: 1_796_279_000),
             "/api/sync/keys?session=keynote": .init(seq: 7, deckVersion: 3),
         ])
 

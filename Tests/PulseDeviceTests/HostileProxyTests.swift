@@ -14,13 +14,12 @@ import PulseDeviceCLI
 /// attack is refused with its rule, the previous cache stays usable, the report says so; a clean proxy
 /// changes nothing.
 @Suite struct HostileProxyTests {
-    /// A signing server (answer TTL an hour, its clock movable), a proxy in front of it, two devices of
+    /// pulse-server, which signs (answer TTL an hour, its clock movable), a proxy in front of it, two devices of
     /// session `workshop` enrolled through the proxy, both synced to deck v1 and then v2.
     final class World: @unchecked Sendable {
         let work: TestFolder
         let package: SamplePackage
         let clock = ServerClock()
-        let signer: AnswerSigner
         let server: TestSyncServer
         let proxy: HostileProxy
         let device: TestDevice
@@ -33,9 +32,7 @@ import PulseDeviceCLI
             package = try SamplePackage.build(in: work.url)
             let shared = self.clock
             let clock: @Sendable () -> Double = { shared.now }
-            let signer = try AnswerSigner(ttl: 3600, clock: clock)
-            self.signer = signer
-            server = try TestSyncServer(package: package, name, clock: clock, wrap: { sync, _ in signer.wrap(sync) })
+            server = try TestSyncServer(package: package, name, clock: clock)
             proxy = try HostileProxy(upstream: server.port)
             device = try TestDevice(proxy.url, token: try server.deviceCode(.session("workshop")), name: name + "A")
             other = try TestDevice(proxy.url, token: try server.deviceCode(.session("workshop")), name: name + "B")
@@ -44,7 +41,6 @@ import PulseDeviceCLI
             try package.replaceWorkshopSlide(5)
             try package.rebuild()
             try server.importPackage(package)
-            signer.advance(to: 2)
             for one in [device, other] { #expect(try one.sync(.session("workshop")).items.first?.outcome == .updated) }
             v2 = try #require(try device.cache.sessionManifest("workshop")).bytes
         }
@@ -102,7 +98,8 @@ import PulseDeviceCLI
         #expect(world.proxy.changed == 0)
         #expect(world.v1 != world.v2)
         let state = try AnswerState.read(world.device.folder.answersURL)
-        #expect(state.signs == true && state.answers["/api/sync/manifest?session=workshop"]?.seq == 2)
+        let seq = try #require(state.answers["/api/sync/manifest?session=workshop"]?.seq)
+        #expect(state.signs == true && seq > 0)
     }
 }
 
