@@ -95,7 +95,7 @@ public enum AnswerCheck {
             }
             if claims.seq == previous.seq, let version = claims.packageVersion, let accepted = previous.packageVersion, version != accepted,
                claims.iat <= (previous.iat ?? Int.max) {
-                throw AnswerRefusal(.rollback, target, "seq \(claims.seq) was accepted with another packageVersion, signed later")
+                throw AnswerRefusal(.rollback, target, "seq \(claims.seq) was accepted with another packageVersion signed no earlier than this one")
             }
         }
         try unfrozen(claims, state: state, target: target)

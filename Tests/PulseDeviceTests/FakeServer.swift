@@ -28,6 +28,9 @@ final class FakeServer: HTTPTransport, @unchecked Sendable {
     /// publishes them all at /api/sync/answer-keys (signed with the first); without, that route is a 404.
     var answerKeys: [P256.PrivateKey] = []
     var keySetSeq = 1
+    /// Which of `answerKeys` signs the answers (default the last) and the key set (default the first).
+    var answerSigner: Int?
+    var keySetSigner: Int?
     /// The seq signed into each answer (the session's change sequence, the series' generation).
     var seq = 1
     var answerTTL: Int64 = 3600
@@ -93,7 +96,7 @@ final class FakeServer: HTTPTransport, @unchecked Sendable {
 
     /// Signs manifest and keys answers (200, 304) as pulse-server does, when it has answer keys.
     private func signed(path: String, query: String, headers: [String: String], _ answer: inout (Int, [String: String], [UInt8], Int?)) {
-        guard let key = answerKeys.last, answer.0 == 200 || answer.0 == 304 else { return }
+        guard let key = answerSigner.map({ answerKeys[$0] }) ?? answerKeys.last, answer.0 == 200 || answer.0 == 304 else { return }
         let device = String(headers["x-pulse-device"]?.split(separator: ";").first ?? "")
         var claims = AnswerClaims(route: path, query: query, device: device, status: answer.0, seq: seq, iat: Int(now), exp: Int(now + answerTTL))
         if path == "/api/sync/keys" {
@@ -108,7 +111,7 @@ final class FakeServer: HTTPTransport, @unchecked Sendable {
 
     /// The key set answer, signed with the first key (the oldest still published).
     private func keySet() -> (Int, [String: String], [UInt8], Int?) {
-        guard let signer = answerKeys.first else { return (404, [:], Array(#"{"error":"notFound"}"#.utf8), nil) }
+        guard let signer = keySetSigner.map({ answerKeys[$0] }) ?? answerKeys.first else { return (404, [:], Array(#"{"error":"notFound"}"#.utf8), nil) }
         let body = AnswerKeySet.encode(answerKeys.map { AnswerKey(publicKey: $0.publicKey, signsFrom: 0) })
         let claims = AnswerClaims(
             route: "/api/sync/answer-keys", query: "", device: "", status: 200, seq: keySetSeq, iat: Int(now), exp: Int(now + answerTTL))

@@ -90,7 +90,13 @@ import Testing
     @Test func anUnknownKidFetchesTheKeySetAgainSignedByTheTrustedKey() throws {
         let (server, device) = try Self.signing()
         server.with { $0.answerKeys.append(try! P256.PrivateKey()); $0.keySetSeq = 2 }
+        // The key set read at the start of the sync fails once, so the new key is first met as an unknown kid.
+        let failures = Counter()
+        server.with { $0.tamper = { path, answer in
+            if path == "/api/sync/answer-keys", failures.next() == 0 { answer = (503, [:], []) }
+        } }
         let report = try device.sync(.session("a"))
+        #expect(server.requests.filter { $0.target == "/api/sync/answer-keys" }.count == 3, "learnKeys, the failed refresh, the unknown kid")
         #expect(report.refusals.isEmpty, "\(report.refusals)")
         #expect(try AnswerCheck.trustedKeys(try Self.state(device)).count == 2)
         // A key set vouched for by nobody the device trusts is not taken.
@@ -101,6 +107,24 @@ import Testing
         #expect(refused.refusals.first?.contains("(rule signature)") == true && refused.refusals.first?.contains("does not trust") == true,
             "\(refused.refusals)")
         #expect(try AnswerCheck.trustedKeys(try Self.state(device)).count == 2)
+    }
+
+    /// As pulse-server rotates: the new key is published at once, the old one signs answers and the key set
+    /// until the switch, then the new one signs both. A device that synced in between follows; one that did
+    /// not is shown a set signed by a key it never trusted and refuses it (it must enroll again).
+    @Test func aRotationIsFollowedByADeviceThatSyncedDuringTheLead() throws {
+        let (server, device) = try Self.signing()
+        let late = try FakeDevice(server, name: "late")
+        try AnswerGuard(folder: late.folder, client: late.client).learnKeys()
+        server.with { $0.answerKeys.append(try! P256.PrivateKey()); $0.keySetSeq = 2; $0.answerSigner = 0; $0.keySetSigner = 0 }
+        #expect(try device.sync(.session("a")).refusals.isEmpty)
+        #expect(try AnswerCheck.trustedKeys(try Self.state(device)).count == 2, "the new key learned during the lead")
+        server.with { $0.answerSigner = 1; $0.keySetSigner = 1; $0.seq = 2 }
+        server.putManifest("session/a", ["deckVersion": 2, "slides": FakeServer.slides([try server.putBlob(10)])])
+        let after = try device.sync(.session("a"))
+        #expect(after.refusals.isEmpty && after.items.first?.outcome == .updated, "\(after.refusals)")
+        let missed = try late.sync(.session("a"))
+        #expect(missed.refusals.first?.contains("does not trust yet: enroll it again") == true, "\(missed.refusals)")
     }
 
     @Test func aFrozenAnswerIsRefusedOnceTheServerTimeHasPassedItsExpiry() throws {
@@ -138,4 +162,12 @@ final class Mutex304: @unchecked Sendable {
             if let kept { answer = kept } else { kept = answer }
         }
     }
+}
+
+/// Counts calls.
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+    /// The count before this call.
+    func next() -> Int { lock.withLock { defer { value += 1 }; return value } }
 }
