@@ -35,8 +35,11 @@ public struct AnswerGuard: Sendable {
             route: String(parts[0]), query: parts.count > 1 ? String(parts[1]) : "", device: client.signer?.deviceId ?? "",
             status: response.status, body: response.body, signature: response.header(AnswerSignature.headerName),
             etag: response.header("etag") ?? (response.status == 304 ? sentETag : nil))
+        let seen = client.clock.serverSeen
         try update { state in
             var state = state
+            // A server time read since (a clock correction after 401 staleSignature) counts as seen online.
+            if let seen { state.saw(serverTime: Int(seen)) }
             if state.signs != true, answer.signature != nil {
                 // A server first seen unsigned (or never asked) that now signs: learn its keys, trust on first use.
                 state = try fetchKeys(state)
