@@ -1,5 +1,6 @@
 import Foundation
 import PulseConformance
+import PulseHTTPServer
 import SyncTestSupport
 import Testing
 
@@ -30,6 +31,26 @@ import Testing
         let harness = try ConformanceHarness(configure: { $0.signAnswers = false })
         let results = try harness.run(only: Self.rules)
         #expect(Set(results.skipped) == Self.rules, "\(results.report)")
+    }
+
+    /// pulse-server's own signature, one character changed on the way out: answer.signature fails, the
+    /// other rules (which read the same answers) fail or not, but none passes a wrong signature silently.
+    @Test func pulseServerWithAWrongSignatureFails() throws {
+        let harness = try ConformanceHarness(wrap: { sync, _ in
+            Breaker(sync, alter: { request, response in
+                guard Breaker.path(request) == "/api/sync/manifest",
+                      let header = response.headers.first(where: { $0.name.lowercased() == "pulse-signature" })?.value,
+                      let dots = header.range(of: "..")
+                else { return response }
+                var characters = Array(header)
+                let at = header.distance(from: header.startIndex, to: dots.upperBound) + 10
+                characters[at] = characters[at] == "A" ? "B" : "A"
+                return Breaker.setting("Pulse-Signature", String(characters), in: response)
+            })
+        })
+        let results = try harness.run(only: ["answer.signature"])
+        #expect(results.verdict("answer.signature") == .fail, "\(results.report)")
+        #expect(results.first?.evidence.last?.contains("rule signature") == true, "\(results.report)")
     }
 
     @Test(arguments: [

@@ -74,5 +74,9 @@ import PulseCommandLine
         #expect(skewed.code == 0, "a clock ten minutes slow recovers: \(skewed.output.errors)")
         let verified = run(["status", "--device-dir", dir, "--verify"])
         #expect(verified.code == 0 && verified.output.lastOut.contains("verified"))
+        #expect(verified.output.lines.contains { $0.hasPrefix("  signed answers required: 1 trusted answer key, ") }, "\(verified.output.lines)")
+        let status = run(["status", "--device-dir", dir, "--json"])
+        let answers = try JSONValue.parse(Array(status.output.lastOut.utf8))["answers"]
+        #expect(answers?["signs"] == .bool(true) && answers?["trustedKeys"]?.arrayValue?.count == 1 && (answers?["recorded"]?.intValue ?? 0) >= 2)
     }
 }
