@@ -155,4 +155,40 @@ import Testing
         #expect(response.status == 200 && response.header("pulse-signature") == nil)
         #expect(try harness.client().request("GET", "/api/sync/answer-keys").status == 404)
     }
+
+    // MARK: The worked example of docs/server.md
+
+    static let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../docs/server.md").standardizedFileURL
+    static let exampleX = "iKe_ZxkJKGdvqmyFXgIi996C6vjndXn6vrrahBnzIwY"
+    static let exampleY = "06hjoAOnhTiQLxEnZYtzjPlPiH6BR4DcuslEIYt-FXU"
+    static let exampleKid = "wgftNDJpydm5N8D3O8oaJYM-LNzCRobFml5DKXMnUSg"
+    static let exampleBody = #"{"deckVersion":3,"released":[{"keyB64":"q8P5y3XvYbqM0m0cZk5o3c8Hq2yQ1VQ0u0cVZr2d9xY=","n":0,"nonceB64":"AAECAwQFBgcICQoL"}]}"#
+    static let exampleProtected =
+        #"{"alg":"ES256","deckVersion":3,"device":"3f6c1a2b9d8e7f60a1b2c3d4e5f60718","exp":1796115600,"iat":1796112000,"kid":"wgftNDJpydm5N8D3O8oaJYM-LNzCRobFml5DKXMnUSg","query":"session=keynote","route":"/api/sync/keys","seq":12,"status":200,"typ":"pulse-answer"}"#
+    static let exampleHeader =
+        "eyJhbGciOiJFUzI1NiIsImRlY2tWZXJzaW9uIjozLCJkZXZpY2UiOiIzZjZjMWEyYjlkOGU3ZjYwYTFiMmMzZDRlNWY2MDcxOCIsImV4cCI6MTc5NjExNTYwMCwiaWF0IjoxNzk2MTEyMDAwLCJraWQiOiJ3Z2Z0TkRKcHlkbTVOOEQzTzhvYUpZTS1MTnpDUm9iRm1sNURLWE1uVVNnIiwicXVlcnkiOiJzZXNzaW9uPWtleW5vdGUiLCJyb3V0ZSI6Ii9hcGkvc3luYy9rZXlzIiwic2VxIjoxMiwic3RhdHVzIjoyMDAsInR5cCI6InB1bHNlLWFuc3dlciJ9..aRVF5OGhlH9mH28PWDtBj6DG0Tmwxhd_fvyvah_TNFHAOcwfUVEjS2wYEExAyIlbHEl4X-XyFknu_W6697kQdA"
+
+    @Test func theWorkedExampleOfTheDocsVerifies() throws {
+        let point = [0x04] + (try #require(Base64URL.decode(Self.exampleX))) + (try #require(Base64URL.decode(Self.exampleY)))
+        let publicKey = try P256.PublicKey(x963Representation: point)
+        // The same key as the request-signature example's, and its kid is its thumbprint.
+        #expect(publicKey == (try P256.PublicKey(derRepresentation: try #require(Data(base64Encoded: DeviceSignatureTests.examplePublicKey)))))
+        #expect(publicKey.jwkThumbprint == Self.exampleKid)
+        let keys = [AnswerKey(publicKey: publicKey, signsFrom: 0)]
+        let body = Array((Self.exampleBody + "\n").utf8)
+        let claims = try AnswerSignature.verify(header: Self.exampleHeader, body: body, keys: keys)
+        #expect(claims == AnswerClaims(
+            route: "/api/sync/keys", query: "session=keynote", device: DeviceSignatureTests.exampleDevice, status: 200, seq: 12, deckVersion: 3,
+            iat: 1_796_112_000, exp: 1_796_115_600, kid: Self.exampleKid))
+        #expect(Base64URL.decode(Self.exampleHeader.components(separatedBy: "..")[0]) == Array(Self.exampleProtected.utf8))
+        var altered = body
+        altered[10] ^= 1
+        #expect(throws: AnswerSignatureError.badSignature(kid: Self.exampleKid)) { try AnswerSignature.verify(header: Self.exampleHeader, body: altered, keys: keys) }
+        // The document shows exactly these values.
+        let text = try String(contentsOf: Self.docs, encoding: .utf8)
+        for value in ["```\n" + Self.exampleBody + "\n```", "```\n" + Self.exampleProtected + "\n```", "Pulse-Signature: " + Self.exampleHeader,
+                      Self.exampleX, Self.exampleY, Self.exampleKid] {
+            #expect(text.contains(value), "docs/server.md lacks \(value.prefix(40))…")
+        }
+    }
 }
