@@ -1,3 +1,4 @@
+import Foundation
 import PulseAnswerSignature
 import PulseCore
 import PulseCrypto
@@ -161,5 +162,42 @@ import Testing
         #expect(throws: AnswerRefusal.self, "a first key set signed by a key it does not hold") {
             try AnswerCheck.trustKeySet(body: foreign.body, header: foreign.header, state: AnswerState())
         }
+    }
+
+    // MARK: The worked example of docs/server.md, as the device checks it
+
+    static let exampleHeader = "eyJhbGciOiJFUzI1NiIsImRlY2tWZXJzaW9uIjozLCJkZXZpY2UiOiIzZjZjMWEyYjlkOGU3ZjYwYTFiMmMzZDRlNWY2MDcxOCIsImV4cCI6MTc5NjExNTYwMCwiaWF0IjoxNzk2MTEyMDAwLCJraWQiOiJ3Z2Z0TkRKcHlkbTVOOEQzTzhvYUpZTS1MTnpDUm9iRm1sNURLWE1uVVNnIiwicXVlcnkiOiJzZXNzaW9uPWtleW5vdGUiLCJyb3V0ZSI6Ii9hcGkvc3luYy9rZXlzIiwic2VxIjoxMiwic3RhdHVzIjoyMDAsInR5cCI6InB1bHNlLWFuc3dlciJ9..aRVF5OGhlH9mH28PWDtBj6DG0Tmwxhd_fvyvah_TNFHAOcwfUVEjS2wYEExAyIlbHEl4X-XyFknu_W6697kQdA"
+    static let exampleBody = Array(#"{"deckVersion":3,"released":[{"keyB64":"q8P5y3XvYbqM0m0cZk5o3c8Hq2yQ1VQ0u0cVZr2d9xY=","n":0,"nonceB64":"AAECAwQFBgcICQoL"}]}"#.utf8) + [0x0a]
+
+    /// docs/device.md, "Worked example": the keys answer of docs/server.md is accepted by a device that
+    /// trusts the example key, and refused by each rule once one thing about the device's state differs.
+    @Test func theWorkedExampleIsAcceptedThenRefusedRuleByRule() throws {
+        let x = try #require(Base64URL.decode("iKe_ZxkJKGdvqmyFXgIi996C6vjndXn6vrrahBnzIwY"))
+        let y = try #require(Base64URL.decode("06hjoAOnhTiQLxEnZYtzjPlPiH6BR4DcuslEIYt-FXU"))
+        let key = AnswerKey(publicKey: try P256.PublicKey(x963Representation: [0x04] + x + y), signsFrom: 0)
+        #expect(key.kid == "wgftNDJpydm5N8D3O8oaJYM-LNzCRobFml5DKXMnUSg")
+        let answer = ReceivedAnswer(
+            route: "/api/sync/keys", query: "session=keynote", device: "3f6c1a2b9d8e7f60a1b2c3d4e5f60718", status: 200, body: Self.exampleBody,
+            signature: Self.exampleHeader)
+        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../docs/server.md").standardizedFileURL
+        let text = try String(contentsOf: docs, encoding: .utf8)
+        #expect(text.contains("Pulse-Signature: " + Self.exampleHeader), "docs/server.md shows another header than this test checks")
+        let state = AnswerState(signs: true, keySet: try JSONValue.parse(AnswerKeySet.encode([key])))
+        let accepted = try AnswerCheck.check(answer, state: state, keys: [key])
+        #expect(accepted.answers["/api/sync/keys?session=keynote"] == .init(seq: 12, deckVersion: 3, iat: 1_796_112_000))
+        #expect(accepted.serverTime == 1_796_112_000)
+        var later = state
+        later.answers["/api/sync/keys?session=keynote"] = .init(seq: 13, deckVersion: 3)
+        #expect(refusal(answer, later, keys: [key])?.rule == .rollback)
+        var frozen = state
+        frozen.saw(serverTime: 1_796_115_601)
+        #expect(refusal(answer, frozen, keys: [key])?.rule == .freeze)
+        var other = answer
+        other.device = "3f6c1a2b9d8e7f60a1b2c3d4e5f60719"
+        #expect(refusal(other, state, keys: [key])?.rule == .binding)
+        var changed = answer
+        changed.body[changed.body.count - 3] = UInt8(ascii: "M")
+        #expect(refusal(changed, state, keys: [key])?.rule == .signature)
+        #expect(refusal(answer, state, keys: [])?.unknownKey == key.kid)
     }
 }
