@@ -72,6 +72,28 @@ import PulseDeviceCLI
         #expect(after.refusals.isEmpty && after.items.first?.outcome != .refused, "a clean proxy lets the device on: \(after.refusals)")
     }
 
+    /// A series device shown the series manifest of before an import: refused as rollback, and none of the
+    /// old manifest's session refs is followed.
+    @Test func anOlderSeriesManifestIsRefusedAndItsRefsAreNotFollowed() throws {
+        let work = try TestFolder()
+        let package = try SamplePackage.build(in: work.url)
+        let server = try TestSyncServer(package: package)
+        let proxy = try HostileProxy(upstream: server.port)
+        defer { proxy.stop() }
+        let device = try TestDevice(proxy.url, token: try server.deviceCode(.series("devconf-2026")))
+        #expect(try device.sync(.series("devconf-2026")).refusals.isEmpty)
+        try package.replaceWorkshopSlide(5)
+        try package.rebuild()
+        try server.importPackage(package)
+        #expect(try device.sync(.series("devconf-2026")).refusals.isEmpty)
+        let workshop = try #require(try device.cache.sessionManifest("workshop")).bytes
+        proxy.mode = .replayOlder
+        let report = try device.sync(.series("devconf-2026"))
+        #expect(report.items.count == 1 && report.items[0].kind == "series" && report.items[0].outcome == .refused, "\(report.json)")
+        #expect(report.refusals.first?.contains("GET /api/sync/series/devconf-2026/manifest (rule rollback)") == true, "\(report.refusals)")
+        #expect(try device.cache.sessionManifest("workshop")?.bytes == workshop && device.cache.check().isEmpty)
+    }
+
     /// `pulse-device sync` behind the proxy: exit 1, one error line naming the rule, the JSON report says refused.
     @Test func theCommandLineExitsOneWithTheRule() throws {
         let world = try World()
