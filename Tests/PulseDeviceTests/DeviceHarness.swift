@@ -33,7 +33,9 @@ final class TestDevice: @unchecked Sendable {
         try Syncer(cache: cache, client: client, assetsBase: assets).sync(target)
     }
 
-    func keys(_ session: String) throws -> ReleasedKeys { try ReleasedKeys.fetch(session: session, client: client) }
+    func keys(_ session: String) throws -> ReleasedKeys {
+        try ReleasedKeys.fetch(session: session, client: client, answers: AnswerGuard(folder: folder, client: client))
+    }
 
     /// Every byte of every file in the device folder.
     func everyFileBytes() throws -> [(String, [UInt8])] {

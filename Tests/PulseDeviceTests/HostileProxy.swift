@@ -6,7 +6,7 @@ import PulseSystem
 
 /// A loopback HTTP proxy between pulse-device and pulse-server, as a CDN, WAF or load balancer that
 /// terminates TLS could be: it forwards every request over a socket of its own, keeps every manifest answer
-/// it sees (by device and request), and in a hostile `mode` changes the manifest answers it passes on.
+/// and keys answer it sees (by device and request), and in a hostile `mode` changes those it passes on.
 final class HostileProxy: HTTPResponder, @unchecked Sendable {
     enum Mode: String, Sendable, CaseIterable {
         case clean
@@ -65,6 +65,7 @@ final class HostileProxy: HTTPResponder, @unchecked Sendable {
         let target = String(decoding: request.target, as: UTF8.self)
         let path = String(target.prefix { $0 != "?" })
         let isManifest = path == "/api/sync/manifest" || (path.hasPrefix("/api/sync/series/") && path.hasSuffix("/manifest"))
+        let isSigned = isManifest || path == "/api/sync/keys"
         let device = request.headers["x-pulse-device"].map { String(decoding: $0.prefix { $0 != UInt8(ascii: ";") }, as: UTF8.self) } ?? ""
         let mode = self.mode
         var headers: [(String, String)] = []
@@ -81,7 +82,7 @@ final class HostileProxy: HTTPResponder, @unchecked Sendable {
             return HTTPResponse(status: 502, body: .bytes(Array("{\"error\":\"badGateway\"}".utf8)))
         }
         var out = Kept(device: device, status: answer.status, headers: answer.headers, body: answer.body)
-        guard isManifest, answer.status == 200 || answer.status == 304 else { return Self.response(out) }
+        guard isSigned, answer.status == 200 || answer.status == 304 else { return Self.response(out) }
         let replaced: Kept? = lock.withLock {
             defer { kept[target, default: []].append(out) }
             let mine = kept[target, default: []].filter { $0.device == device }

@@ -94,6 +94,29 @@ import PulseDeviceCLI
         #expect(try device.cache.sessionManifest("workshop")?.bytes == workshop && device.cache.check().isEmpty)
     }
 
+    /// The keys of the deck before an import, replayed after the device took the new deck's: refused.
+    @Test func olderKeysAreRefused() throws {
+        let work = try TestFolder()
+        let package = try SamplePackage.build(in: work.url)
+        let server = try TestSyncServer(package: package)
+        let proxy = try HostileProxy(upstream: server.port)
+        defer { proxy.stop() }
+        let device = try TestDevice(proxy.url, token: try server.deviceCode(.session("workshop")))
+        _ = try device.sync(.session("workshop"))
+        try server.set("workshop", SessionUpdate(state: .live))
+        #expect(try device.keys("workshop").deckVersion == 1)
+        try package.replaceWorkshopSlide(5)
+        try package.rebuild()
+        try server.importPackage(package)
+        _ = try device.sync(.session("workshop"))
+        #expect(try device.keys("workshop").deckVersion == 2)
+        proxy.mode = .replayOlder
+        #expect { try device.keys("workshop") } throws: { error in
+            let refused = error as? DeviceError
+            return refused?.kind == .integrity && refused?.message.hasPrefix("refused GET /api/sync/keys?session=workshop (rule rollback): ") == true
+        }
+    }
+
     /// `pulse-device sync` behind the proxy: exit 1, one error line naming the rule, the JSON report says refused.
     @Test func theCommandLineExitsOneWithTheRule() throws {
         let world = try World()
