@@ -82,8 +82,8 @@ let package = Package(
         // pulse-server backup and restore: an online copy of a data folder (SQLite's backup API), checked, put back.
         target("PulseServerBackup", ["PulseServer", "PulseServerStorage", "PulseSQLite", "PulseCrypto", "PulseSystem"]),
         // The reference app client (an app could embed it; the key behind `DeviceKey`), and the contract suite.
-        target("PulseDevice", ["PulseCrypto", "PulseCore", "PulseStore", "PulseSystem"]),
-        target("PulseConformance", ["PulseDevice", "PulseCrypto", "PulseCore", "PulseSystem"]),
+        target("PulseDevice", ["PulseAnswerSignature", "PulseCrypto", "PulseCore", "PulseStore", "PulseSystem"]),
+        target("PulseConformance", ["PulseDevice", "PulseAnswerSignature", "PulseCrypto", "PulseCore", "PulseSystem"]),
         // The command lines, one module per tool (restic's cmd/ apart from internal/): options, help, output.
         target("PulseServerCLI", [
             "PulseServer", "PulseConsole", "PulseServerBackup", "PulseServerStorage", "PulseSyncAPI", "PulseStaffAPI", "PulseAge", "PulseCore", "PulseHTTPServer", "PulseOrigin", "PulsePostgres",
@@ -144,7 +144,7 @@ let package = Package(
         // pulse-server and pulse-origin in process with the samples built, and the broken servers' responder wrapper.
         .target(
             name: "SyncTestSupport",
-            dependencies: ["PulseTestSupport", "PulseServer", "PulseServerCLI", "PulseServerStorage", "PulseSyncAPI", "PulseCommandLine", "PulsePack", "PulseOrigin", "PulseHTTPServer"],
+            dependencies: ["PulseTestSupport", "PulseServer", "PulseServerCLI", "PulseServerStorage", "PulseSyncAPI", "PulseCommandLine", "PulsePack", "PulseOrigin", "PulseHTTPServer", "PulseAnswerSignature", "PulseCrypto", "PulseCore"],
             path: "Tests/SyncTestSupport", swiftSettings: swiftSettings),
         testTarget("PulseConsoleTests", [
             "PulseConsole", "PulseHTML", "PulseServer", "PulseServerStorage", "PulseSyncAPI", "PulseStaffAPI", "PulseHTTPServer", "PulseCrypto", "PulseCore",
@@ -152,11 +152,11 @@ let package = Package(
         ]),
         testTarget("PulseDeviceTests", [
             "PulseDevice", "PulseDeviceCLI", "PulseTestSupport", "SyncTestSupport", "PulseServer", "PulseServerStorage", "PulseSyncAPI", "PulseHTTPServer", "PulseCrypto", "PulseCore",
-            "PulseStore", "PulseCommandLine",
+            "PulseStore", "PulseCommandLine", "PulseSystem", "PulseAnswerSignature",
         ]),
         testTarget("PulseConformanceTests", [
             "PulseConformance", "PulseConformanceCLI", "PulseCommandLine", "PulseDevice", "PulseTestSupport", "SyncTestSupport", "PulseServer", "PulseServerStorage", "PulseSyncAPI",
-            "PulseHTTPServer", "PulseCrypto", "PulseCore", "PulseSystem",
+            "PulseHTTPServer", "PulseCrypto", "PulseCore", "PulseSystem", "PulseAnswerSignature",
         ]),
     ],
     swiftLanguageModes: [.v6]

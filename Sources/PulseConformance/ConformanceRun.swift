@@ -63,6 +63,7 @@ public final class ConformanceRun {
         signatureRules()
         contentRules()
         timeAndDiagRules()
+        answerRules()
         keyRules()
         rateLimitRules()
         restore()

@@ -9,6 +9,7 @@ import PulseSystem
 ///   device.json             0600  identity: server, device id, certificate, scope (written last by enroll: the commit point)
 ///   device-key.pem          0600  the P-256 key (FileDeviceKey), never replaced
 ///   cache.json              0600  the cache's commit point: each cached manifest's file and ETag
+///   answers.json            0600  signed answers: trusted answer keys, highest accepted seq per request, server time seen
 ///   manifests/<sha256>      0600  manifests exactly as served, named by the SHA-256 of their bytes
 ///   blobs/<sha256>          0444  assets exactly as served (slide ciphertext, public images), verified
 ///   partial/<sha256>        0600  a download in progress; partial/<sha256>.etag its validator for If-Range
@@ -21,6 +22,7 @@ public struct DeviceFolder: Sendable {
     public var identityURL: URL { url.appendingPathComponent("device.json") }
     public var keyPath: String { url.appendingPathComponent(FileDeviceKey.fileName).path }
     public var cacheURL: URL { url.appendingPathComponent("cache.json") }
+    public var answersURL: URL { url.appendingPathComponent("answers.json") }
     public var manifestsURL: URL { url.appendingPathComponent("manifests") }
     public var blobsURL: URL { url.appendingPathComponent("blobs") }
     public var partialURL: URL { url.appendingPathComponent("partial") }

@@ -53,6 +53,8 @@ public enum Enrollment {
                 server: client.server.absoluteString, deviceId: deviceId, deviceCert: certificate, kid: claims["kid"]?.stringValue ?? "",
                 scopeKind: claims["scope"]?["kind"]?.stringValue ?? "?", scopeId: claims["scope"]?["id"]?.stringValue ?? "?",
                 name: name, platform: platform, enrolledAt: formatter.string(from: now))
+            // Trust on first use of the answer keys (or: this server does not sign), before the commit point.
+            try AnswerGuard(folder: folder, client: client).learnKeys()
             try identity.write(to: folder.identityURL)
             return identity
         } catch {

@@ -17,12 +17,17 @@ public struct ReleasedKeys: Sendable {
     /// The released slide numbers, in order.
     public var slides: [Int] { keys.keys.sorted() }
 
-    /// `GET /api/sync/keys?session=ID`, signed.
-    /// - Throws: `DeviceError.server` for a refusal or an answer that breaks the contract's shape.
-    public static func fetch(session: String, client: SyncClient, cancellation: Cancellation? = nil) throws -> ReleasedKeys {
+    /// `GET /api/sync/keys?session=ID`, signed; with `answers`, its `Pulse-Signature` is checked (and the
+    /// answer recorded) before any key is used.
+    /// - Throws: `DeviceError.server` for a refusal or an answer that breaks the contract's shape,
+    ///   `DeviceError.integrity` naming the rule when the answer breaks one of signed answers.
+    public static func fetch(
+        session: String, client: SyncClient, answers: AnswerGuard? = nil, cancellation: Cancellation? = nil
+    ) throws -> ReleasedKeys {
         let target = "/api/sync/keys?session=\(session)"
         let response = try client.signed("GET", target, cancellation: cancellation)
         guard response.status == 200 else { throw SyncClient.problem(response, "GET \(target)") }
+        do { try answers?.accept(response, to: target) } catch let refusal as AnswerRefusal { throw refusal.deviceError }
         return try parse(response.body, session: session, what: "GET \(target)")
     }
 

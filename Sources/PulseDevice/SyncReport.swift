@@ -9,6 +9,9 @@ public struct SyncReport: Sendable {
         case updated
         /// Nothing changed (304, or a series ref naming the cached version).
         case unchanged
+        /// The answer broke a rule of signed answers (`refusal` says which): nothing of it was kept, the
+        /// cached version (if any) stays in use.
+        case refused
     }
 
     /// One manifest the sync looked at.
@@ -27,6 +30,8 @@ public struct SyncReport: Sendable {
         public var blobsReused = 0
         /// Bytes of interrupted downloads that were resumed instead of fetched again.
         public var resumedBytes = 0
+        /// Why the answer was refused (outcome `refused`): one line naming the rule.
+        public var refusal: String?
     }
 
     public var items: [Item] = []
@@ -42,12 +47,14 @@ public struct SyncReport: Sendable {
     /// What a device without any cache would download for these manifests: every asset once.
     public var fullBytes: Int { items.reduce(0) { $0 + $1.assetBytes } }
     public var assets: Int { items.reduce(0) { $0 + $1.assets } }
+    /// One line per refused answer; a sync with any is a failed sync (the CLI exits 1).
+    public var refusals: [String] { items.compactMap(\.refusal) }
 
     public var json: JSONValue {
         .object([
             "requests": .int(requests), "bytes": .int(bytes), "seconds": .double((seconds * 1000).rounded() / 1000),
             "blobsFetched": .int(blobsFetched), "blobBytesFetched": .int(blobBytesFetched), "blobsReused": .int(blobsReused),
-            "assets": .int(assets), "fullBytes": .int(fullBytes),
+            "assets": .int(assets), "fullBytes": .int(fullBytes), "refused": .array(refusals.map { .string($0) }),
             "dropped": ["blobs": .int(garbage.blobs), "bytes": .int(garbage.bytes), "manifests": .int(garbage.manifests), "partials": .int(garbage.partials)],
             "manifests": .array(items.map { item in
                 var fields: [String: JSONValue] = [
@@ -57,6 +64,7 @@ public struct SyncReport: Sendable {
                 ]
                 if let version = item.packageVersion { fields["packageVersion"] = .string(version) }
                 if let deck = item.deckVersion { fields["deckVersion"] = .int(deck) }
+                if let refusal = item.refusal { fields["refusal"] = .string(refusal) }
                 return .object(fields)
             }),
         ])

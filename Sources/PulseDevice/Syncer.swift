@@ -40,11 +40,13 @@ public struct Syncer: Sendable {
         let before = client.meter.reading
         var index = try cache.readIndex()
         var report = SyncReport()
+        let answers = AnswerGuard(folder: cache.folder, client: client, holdsLock: true)
+        try answers.refreshBeforeSync()
         switch target {
         case let .session(id):
-            report.items.append(try syncSession(id, index: &index))
+            report.items.append(try syncSession(id, index: &index, answers: answers))
         case let .series(id):
-            report.items += try syncSeries(id, index: &index)
+            report.items += try syncSeries(id, index: &index, answers: answers)
         }
         report.garbage = try cache.collectGarbage(index)
         let cost = client.meter.reading - before
@@ -54,10 +56,13 @@ public struct Syncer: Sendable {
         return report
     }
 
-    private func syncSession(_ id: String, index: inout CacheIndex) throws -> SyncReport.Item {
+    private func syncSession(_ id: String, index: inout CacheIndex, answers: AnswerGuard) throws -> SyncReport.Item {
         let key = CacheIndex.sessionKey(id)
         let target = "/api/sync/manifest?session=\(id)"
-        let (manifest, fresh, etag) = try conditionalGet(target, key: key, isSession: true, index: index)
+        let manifest: Manifest, fresh: Manifest?, etag: String?
+        do { (manifest, fresh, etag) = try conditionalGet(target, key: key, isSession: true, index: index, answers: answers) } catch let refusal as AnswerRefusal {
+            return try refused(refusal, kind: "session", id: id, key: key, index: index)
+        }
         var item = SyncReport.Item(
             kind: "session", id: id, outcome: fresh == nil ? .unchanged : (index.entries[key] == nil ? .new : .updated),
             packageVersion: manifest.packageVersion, deckVersion: manifest.deckVersion)
@@ -66,9 +71,15 @@ public struct Syncer: Sendable {
         return item
     }
 
-    private func syncSeries(_ id: String, index: inout CacheIndex) throws -> [SyncReport.Item] {
+    private func syncSeries(_ id: String, index: inout CacheIndex, answers: AnswerGuard) throws -> [SyncReport.Item] {
         let key = CacheIndex.seriesKey(id)
-        let (manifest, fresh, etag) = try conditionalGet("/api/sync/series/\(id)/manifest", key: key, isSession: false, index: index)
+        let manifest: Manifest, fresh: Manifest?, etag: String?
+        do {
+            (manifest, fresh, etag) = try conditionalGet("/api/sync/series/\(id)/manifest", key: key, isSession: false, index: index, answers: answers)
+        } catch let refusal as AnswerRefusal {
+            // The refused body's session refs are not to be believed either: nothing more is fetched.
+            return [try refused(refusal, kind: "series", id: id, key: key, index: index)]
+        }
         var items = [SyncReport.Item(
             kind: "series", id: id, outcome: fresh == nil ? .unchanged : (index.entries[key] == nil ? .new : .updated),
             packageVersion: manifest.packageVersion)]
@@ -81,7 +92,7 @@ public struct Syncer: Sendable {
                 try fetchMissing(of: cached, label: "session \(ref.id)", into: &item)
                 items.append(item)
             } else {
-                items.append(try syncSession(ref.id, index: &index))
+                items.append(try syncSession(ref.id, index: &index, answers: answers))
             }
         }
         if let fresh { try commit(fresh, etag: etag, key: key, index: &index) }
@@ -89,12 +100,16 @@ public struct Syncer: Sendable {
     }
 
     /// The manifest at `target`: the cached one on a 304 (`fresh` nil), else the new bytes.
+    /// - Throws: `AnswerRefusal` when the answer breaks a rule of signed answers (nothing is kept then).
     private func conditionalGet(
-        _ target: String, key: String, isSession: Bool, index: CacheIndex
+        _ target: String, key: String, isSession: Bool, index: CacheIndex, answers: AnswerGuard
     ) throws -> (manifest: Manifest, fresh: Manifest?, etag: String?) {
         let cached = try cache.manifest(key, in: index)
         let headers: [(name: String, value: String)] = cached?.etag.map { [("If-None-Match", $0)] } ?? []
         let response = try client.signed("GET", target, headers: headers)
+        if response.status == 200 || (response.status == 304 && cached != nil) {
+            try answers.accept(response, to: target, sentETag: cached?.etag)
+        }
         switch response.status {
         case 304:
             guard let cached else { throw DeviceError(.server, "GET \(target): 304 to a request without If-None-Match") }
@@ -105,6 +120,15 @@ public struct Syncer: Sendable {
         default:
             throw SyncClient.problem(response, "GET \(target)")
         }
+    }
+
+    /// The item of a refused manifest: the cached version (if any) stays, untouched and usable.
+    private func refused(_ refusal: AnswerRefusal, kind: String, id: String, key: String, index: CacheIndex) throws -> SyncReport.Item {
+        let cached = try? cache.manifest(key, in: index)?.manifest
+        var item = SyncReport.Item(
+            kind: kind, id: id, outcome: .refused, packageVersion: cached?.packageVersion, deckVersion: cached?.deckVersion)
+        item.refusal = refusal.deviceError.message
+        return item
     }
 
     /// Downloads the blobs of `manifest` the cache lacks, `parallel` at a time.

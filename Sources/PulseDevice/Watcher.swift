@@ -159,7 +159,9 @@ public final class Watcher: Sendable {
 
     private func syncNow() {
         do {
-            report(.synced(try Syncer(cache: cache, client: client, assetsBase: options.assetsBase).sync(.session(session))))
+            let synced = try Syncer(cache: cache, client: client, assetsBase: options.assetsBase).sync(.session(session))
+            report(.synced(synced))
+            synced.refusals.forEach { report(.problem("sync: \($0)")) }
         } catch {
             report(.problem("sync: \(error)"))
         }
@@ -168,14 +170,14 @@ public final class Watcher: Sendable {
     /// Fetches the keys and opens each slide that is newly released.
     private func refreshKeys(eventAt: Double, known: inout Known) {
         do {
-            var keys = try ReleasedKeys.fetch(session: session, client: client)
+            var keys = try ReleasedKeys.fetch(session: session, client: client, answers: AnswerGuard(folder: cache.folder, client: client))
             var keyAt = Date().timeIntervalSince1970
             var manifest = try cache.sessionManifest(session)
             if manifest?.deckVersion != keys.deckVersion && options.autoSync {
                 syncNow()
                 manifest = try cache.sessionManifest(session)
                 if manifest?.deckVersion != keys.deckVersion {
-                    keys = try ReleasedKeys.fetch(session: session, client: client)
+                    keys = try ReleasedKeys.fetch(session: session, client: client, answers: AnswerGuard(folder: cache.folder, client: client))
                     keyAt = Date().timeIntervalSince1970
                 }
             }

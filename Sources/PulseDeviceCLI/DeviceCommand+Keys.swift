@@ -28,7 +28,7 @@ extension DeviceCommand {
                 let context = try Context(arguments)
                 defer { context.transport.invalidate() }
                 let session = try context.session(arguments)
-                let keys = try ReleasedKeys.fetch(session: session, client: context.client)
+                let keys = try ReleasedKeys.fetch(session: session, client: context.client, answers: AnswerGuard(folder: context.folder, client: context.client))
                 guard let manifest = try context.cache.sessionManifest(session) else {
                     throw DeviceError(.staleDeck, "session \(session) is not cached: run pulse-device sync --session \(session) first")
                 }
@@ -66,7 +66,7 @@ extension DeviceCommand {
                 guard let manifest = try context.cache.sessionManifest(session) else {
                     throw DeviceError(.staleDeck, "session \(session) is not cached: run pulse-device sync --session \(session) first")
                 }
-                let keys = try ReleasedKeys.fetch(session: session, client: context.client)
+                let keys = try ReleasedKeys.fetch(session: session, client: context.client, answers: AnswerGuard(folder: context.folder, client: context.client))
                 let plaintext = try keys.open(slide: slide, of: manifest, cache: context.cache)
                 let url = URL(fileURLWithPath: out)
                 do {

@@ -56,7 +56,8 @@ extension DeviceCommand {
                 } else {
                     report.textLines.forEach(console.out)
                 }
-                return ExitCode.success
+                report.refusals.forEach { console.err("pulse-device: error: \($0)") }
+                return report.refusals.isEmpty ? ExitCode.success : ExitCode.failure
             })
     }
 
@@ -86,11 +87,24 @@ extension DeviceCommand {
                 }
                 let blobs = (try? FileManager.default.contentsOfDirectory(atPath: folder.blobsURL.path))?.count ?? 0
                 lines.append("  \(blobs) blobs in \(folder.blobsURL.path)")
+                let answers = try AnswerState.read(folder.answersURL)
+                let trusted = (try? AnswerCheck.trustedKeys(answers)) ?? []
+                switch answers.signs {
+                case true?:
+                    lines.append("  signed answers required: \(trusted.count) trusted answer key\(trusted.count == 1 ? "" : "s"), "
+                        + "\(answers.answers.count) requests recorded, latest server time seen \(answers.serverTime)")
+                case false?: lines.append("  the server does not sign its answers (GET /api/sync/answer-keys answered 404 at enrollment)")
+                case nil: lines.append("  signed answers: not asked yet (the next answer with a Pulse-Signature starts trust on first use)")
+                }
                 let problems = arguments[statusVerify] ? cache.check() : []
                 if arguments[jsonOption] {
                     var fields: [String: JSONValue] = [
                         "deviceId": .string(identity.deviceId), "server": .string(identity.server),
                         "scope": ["kind": .string(identity.scopeKind), "id": .string(identity.scopeId)], "manifests": .array(manifests), "blobs": .int(blobs),
+                        "answers": [
+                            "signs": answers.signs.map(JSONValue.bool) ?? .null, "trustedKeys": .array(trusted.map { .string($0.kid) }),
+                            "recorded": .int(answers.answers.count), "serverTime": .int(answers.serverTime),
+                        ],
                     ]
                     if arguments[statusVerify] { fields["problems"] = .array(problems.map { .string($0) }) }
                     console.out(line(.object(fields)))

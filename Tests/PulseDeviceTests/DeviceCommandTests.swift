@@ -55,7 +55,7 @@ import PulseCommandLine
         let both = run(["sync", "--device-dir", dir, "--session", "a", "--series", "b"])
         #expect(both.code == 64 && both.output.errors.first == "pulse-device: error: sync: give --session or --series, not both")
         let text = run(["sync", "--device-dir", dir])
-        #expect(text.code == 0 && text.output.lastOut.hasPrefix("sync: 1 request, 0 B received"), "\(text.output.lines)")
+        #expect(text.code == 0 && text.output.lastOut.hasPrefix("sync: 3 requests, "), "\(text.output.lines)")
 
         try server.set("keynote", SessionUpdate(state: .live))
         try server.advance("keynote", to: 1)
@@ -74,5 +74,9 @@ import PulseCommandLine
         #expect(skewed.code == 0, "a clock ten minutes slow recovers: \(skewed.output.errors)")
         let verified = run(["status", "--device-dir", dir, "--verify"])
         #expect(verified.code == 0 && verified.output.lastOut.contains("verified"))
+        #expect(verified.output.lines.contains { $0.hasPrefix("  signed answers required: 1 trusted answer key, ") }, "\(verified.output.lines)")
+        let status = run(["status", "--device-dir", dir, "--json"])
+        let answers = try JSONValue.parse(Array(status.output.lastOut.utf8))["answers"]
+        #expect(answers?["signs"] == .bool(true) && answers?["trustedKeys"]?.arrayValue?.count == 1 && (answers?["recorded"]?.intValue ?? 0) >= 2)
     }
 }

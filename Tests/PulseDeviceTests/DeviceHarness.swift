@@ -14,11 +14,16 @@ final class TestDevice: @unchecked Sendable {
     let client: SyncClient
     let cache: DeviceCache
 
-    init(_ server: TestSyncServer, token: String, name: String = #function) throws {
+    convenience init(_ server: TestSyncServer, token: String, name: String = #function) throws {
+        try self.init(server.url, token: token, name: name)
+    }
+
+    /// A device of the server at `url` (a proxy in front of one).
+    init(_ url: URL, token: String, name: String = #function) throws {
         temporary = try TemporaryDevice(name)
         folder = try DeviceFolder.open(temporary.path("device"), create: true)
-        identity = try Enrollment.enroll(server: server.url, token: token, folder: folder, name: "Test phone", platform: "ios", transport: transport)
-        client = SyncClient(server: server.url, transport: transport, signer: RequestSigner(deviceId: identity.deviceId, key: try folder.key()))
+        identity = try Enrollment.enroll(server: url, token: token, folder: folder, name: "Test phone", platform: "ios", transport: transport)
+        client = SyncClient(server: url, transport: transport, signer: RequestSigner(deviceId: identity.deviceId, key: try folder.key()))
         cache = DeviceCache(folder: folder)
     }
 
@@ -28,7 +33,9 @@ final class TestDevice: @unchecked Sendable {
         try Syncer(cache: cache, client: client, assetsBase: assets).sync(target)
     }
 
-    func keys(_ session: String) throws -> ReleasedKeys { try ReleasedKeys.fetch(session: session, client: client) }
+    func keys(_ session: String) throws -> ReleasedKeys {
+        try ReleasedKeys.fetch(session: session, client: client, answers: AnswerGuard(folder: folder, client: client))
+    }
 
     /// Every byte of every file in the device folder.
     func everyFileBytes() throws -> [(String, [UInt8])] {

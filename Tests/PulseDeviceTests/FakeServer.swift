@@ -1,5 +1,6 @@
 import Foundation
 import PulseCore
+import PulseAnswerSignature
 import PulseCrypto
 @testable import PulseDevice
 
@@ -23,6 +24,18 @@ final class FakeServer: HTTPTransport, @unchecked Sendable {
     /// The server's clock, and how far a signature's ts may be from it.
     var now: Int64 = 1_800_000_000
     var alwaysStale = false
+    /// With keys, the server signs its manifest and keys answers (`Pulse-Signature`) with the last one and
+    /// publishes them all at /api/sync/answer-keys (signed with the first); without, that route is a 404.
+    var answerKeys: [P256.PrivateKey] = []
+    var keySetSeq = 1
+    /// Which of `answerKeys` signs the answers (default the last) and the key set (default the first).
+    var answerSigner: Int?
+    var keySetSigner: Int?
+    /// The seq signed into each answer (the session's change sequence, the series' generation).
+    var seq = 1
+    var answerTTL: Int64 = 3600
+    /// Changes each answer after it is signed (a hostile proxy's work).
+    var tamper: (@Sendable (_ path: String, _ answer: inout (status: Int, headers: [String: String], body: [UInt8])) -> Void)?
     private(set) var seen: [Seen] = []
 
     @discardableResult
@@ -61,7 +74,14 @@ final class FakeServer: HTTPTransport, @unchecked Sendable {
         for header in request.headers { headers[header.name.lowercased()] = header.value }
         let answer: (status: Int, headers: [String: String], body: [UInt8], cut: Int?) = lock.withLock {
             seen.append(Seen(method: request.method, target: path + query, headers: headers))
-            return route(path: path, query: components.query ?? "", headers: headers)
+            var answer = route(path: path, query: components.query ?? "", headers: headers)
+            signed(path: path, query: components.percentEncodedQuery ?? "", headers: headers, &answer)
+            if let tamper {
+                var changed: (status: Int, headers: [String: String], body: [UInt8]) = (answer.0, answer.1, answer.2)
+                tamper(path, &changed)
+                answer = (changed.0, changed.1, changed.2, answer.3)
+            }
+            return answer
         }
         try receive(.head(status: answer.status, headers: answer.headers))
         var offset = 0
@@ -74,6 +94,31 @@ final class FakeServer: HTTPTransport, @unchecked Sendable {
         if answer.cut != nil { throw DeviceError(.network, "GET \(path): connection lost (a test)") }
     }
 
+    /// Signs manifest and keys answers (200, 304) as pulse-server does, when it has answer keys.
+    private func signed(path: String, query: String, headers: [String: String], _ answer: inout (Int, [String: String], [UInt8], Int?)) {
+        guard let key = answerSigner.map({ answerKeys[$0] }) ?? answerKeys.last, answer.0 == 200 || answer.0 == 304 else { return }
+        let device = String(headers["x-pulse-device"]?.split(separator: ";").first ?? "")
+        var claims = AnswerClaims(route: path, query: query, device: device, status: answer.0, seq: seq, iat: Int(now), exp: Int(now + answerTTL))
+        if path == "/api/sync/keys" {
+            claims.deckVersion = (try? JSONValue.parse(answer.2))?["deckVersion"]?.intValue
+        } else if path == "/api/sync/manifest" || path.hasSuffix("/manifest") {
+            claims.packageVersion = answer.1["etag"].map { String($0.dropFirst().dropLast()) }
+        } else {
+            return
+        }
+        answer.1[AnswerSignature.headerName.lowercased()] = try? AnswerSignature.sign(body: answer.2, claims: claims, key: key)
+    }
+
+    /// The key set answer, signed with the first key (the oldest still published).
+    private func keySet() -> (Int, [String: String], [UInt8], Int?) {
+        guard let signer = keySetSigner.map({ answerKeys[$0] }) ?? answerKeys.first else { return (404, [:], Array(#"{"error":"notFound"}"#.utf8), nil) }
+        let body = AnswerKeySet.encode(answerKeys.map { AnswerKey(publicKey: $0.publicKey, signsFrom: 0) })
+        let claims = AnswerClaims(
+            route: "/api/sync/answer-keys", query: "", device: "", status: 200, seq: keySetSeq, iat: Int(now), exp: Int(now + answerTTL))
+        let header = (try? AnswerSignature.sign(body: body, claims: claims, key: signer)) ?? ""
+        return (200, [AnswerSignature.headerName.lowercased(): header], body, nil)
+    }
+
     /// Called with the lock held.
     private func route(path: String, query: String, headers: [String: String]) -> (Int, [String: String], [UInt8], Int?) {
         if let signed = headers["x-pulse-device"] {
@@ -81,6 +126,7 @@ final class FakeServer: HTTPTransport, @unchecked Sendable {
             if alwaysStale || abs(ts - now) > 300 { return (401, [:], Array(#"{"error":"staleSignature"}"#.utf8), nil) }
         }
         if path == "/api/sync/time" { return (200, [:], Array("{\"unixSeconds\":\(now)}".utf8), nil) }
+        if path == "/api/sync/answer-keys" { return keySet() }
         if path == "/api/sync/manifest", let id = query.split(separator: "=").last { return manifest("session/\(id)", headers) }
         if path.hasPrefix("/api/sync/series/"), path.hasSuffix("/manifest") {
             return manifest("series/" + path.dropFirst(17).dropLast(9), headers)

@@ -51,6 +51,9 @@ import Testing
             log.append(String(format: "killed after %.3f s: cached deckVersion %@, %d partial files", seconds, version.map(String.init) ?? "none",
                 (try? FileManager.default.contentsOfDirectory(atPath: folder.partialURL.path).filter { !$0.hasSuffix(".etag") }.count) ?? 0))
             #expect(problems.isEmpty, "after a kill \(String(format: "%.3f", seconds)) s in: \(problems.prefix(3)); \(log)")
+            // answers.json (signed answers: the rollback state) is whole too, and still requires signatures.
+            let answers = try AnswerState.read(folder.answersURL)
+            #expect(answers.signs == true, "after a kill \(String(format: "%.3f", seconds)) s in: answers.json lost its trust")
         }
 
         func completeSync() throws -> JSONValue {

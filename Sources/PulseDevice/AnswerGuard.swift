@@ -1,0 +1,100 @@
+import Foundation
+import PulseAnswerSignature
+import PulseCore
+
+/// Applies `AnswerCheck` to the answers of one device folder: reads `answers.json`, learns the server's
+/// answer keys when it has to (at enrollment, trust on first use; again on an unknown key id, verified
+/// with a key already trusted), checks each answer and writes the new state before the answer is used.
+/// A refusal changes nothing on disk: the previous cache stays usable.
+public struct AnswerGuard: Sendable {
+    public let folder: DeviceFolder
+    public let client: SyncClient
+    /// True when the caller holds the folder's lock (a sync); otherwise each update takes it.
+    let holdsLock: Bool
+
+    public init(folder: DeviceFolder, client: SyncClient, holdsLock: Bool = false) {
+        self.folder = folder
+        self.client = client
+        self.holdsLock = holdsLock
+    }
+
+    public func state() throws -> AnswerState { try AnswerState.read(folder.answersURL) }
+
+    /// Asks the server for its answer keys: 404 records that it does not sign (unsigned answers are then
+    /// accepted), a key set is trusted as `AnswerCheck.trustKeySet` says. Run at enrollment.
+    public func learnKeys() throws {
+        try update { state in try fetchKeys(state) }
+    }
+
+    /// Checks `response` to `GET target` (as sent, with its query) and records it.
+    /// - Parameter sentETag: the If-None-Match sent, which a 304 without an ETag stands for.
+    /// - Throws: the refusal (`AnswerRefusal`) naming the rule; `DeviceError` when the state cannot be kept.
+    public func accept(_ response: DeviceResponse, to target: String, sentETag: String? = nil) throws {
+        let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        let answer = ReceivedAnswer(
+            route: String(parts[0]), query: parts.count > 1 ? String(parts[1]) : "", device: client.signer?.deviceId ?? "",
+            status: response.status, body: response.body, signature: response.header(AnswerSignature.headerName),
+            etag: response.header("etag") ?? (response.status == 304 ? sentETag : nil))
+        let seen = client.clock.serverSeen
+        try update { state in
+            var state = state
+            // A server time read since (a clock correction after 401 staleSignature) counts as seen online.
+            if let seen { state.saw(serverTime: Int(seen)) }
+            if state.signs != true, answer.signature != nil {
+                // A server first seen unsigned (or never asked) that now signs: learn its keys, trust on first use.
+                state = try fetchKeys(state)
+            }
+            let first = Result { () throws(AnswerRefusal) in try AnswerCheck.check(answer, state: state, keys: try AnswerCheck.trustedKeys(state)) }
+            guard case let .failure(refusal) = first, refusal.unknownKey != nil, state.signs == true else { return try first.get() }
+            // A key this device has not seen (a rotation): the new key set must verify with a trusted key.
+            let learned = try fetchKeys(state)
+            return try AnswerCheck.check(answer, state: learned, keys: try AnswerCheck.trustedKeys(learned))
+        }
+    }
+
+    /// Folds a server time seen online into the state (`GET /api/sync/time`).
+    public func saw(serverTime: Int) throws {
+        try update { state in
+            var state = state
+            state.saw(serverTime: serverTime)
+            return state
+        }
+    }
+
+    /// Before a sync with a server that signs (nothing otherwise): reads the key set again, so a key
+    /// published ahead of a rotation is trusted while the old key still signs the set (a set that does not
+    /// verify is left alone: the trust held stays, and an answer by an unknown key is refused later), and
+    /// reads `GET /api/sync/time`, so the freeze rule has a recent server time seen online.
+    func refreshBeforeSync() throws {
+        guard try state().signs == true else { return }
+        try update { state in
+            guard let response = try? client.get(AnswerCheck.keySetRoute), response.status == 200 else { return state }
+            return (try? AnswerCheck.trustKeySet(body: response.body, header: response.header(AnswerSignature.headerName), state: state)) ?? state
+        }
+        try client.correctClock()
+        if let seen = client.clock.serverSeen { try saw(serverTime: Int(seen)) }
+    }
+
+    private func fetchKeys(_ state: AnswerState) throws -> AnswerState {
+        let response = try client.get(AnswerCheck.keySetRoute)
+        switch response.status {
+        case 404 where state.signs != true:
+            var next = state
+            next.signs = false
+            return next
+        case 200:
+            return try AnswerCheck.trustKeySet(body: response.body, header: response.header(AnswerSignature.headerName), state: state)
+        default:
+            throw SyncClient.problem(response, "GET \(AnswerCheck.keySetRoute)")
+        }
+    }
+
+    /// Read, change, write, under the folder's lock unless the caller holds it; written only when changed.
+    private func update(_ change: (AnswerState) throws -> AnswerState) throws {
+        let lock = holdsLock ? nil : try folder.lock()
+        defer { withExtendedLifetime(lock) {} }
+        let before = try state()
+        let after = try change(before)
+        if after != before { try after.write(folder.answersURL) }
+    }
+}
