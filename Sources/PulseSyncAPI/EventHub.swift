@@ -313,9 +313,10 @@ public final class EventHub: Sendable {
         // meanwhile (left for the next tick) is then the start, rather than the change's whole second.
         let start = poked ?? pokedAt.withLock { $0 }
         for (stream, bytes, advances) in outgoing {
+            // The time the event is handed to its stream, read before the hand-over: a thread preempted after
+            // it would count time in which the device may already have the event.
+            let sent = advances.isEmpty ? 0 : clock()
             stream.send(bytes)
-            guard !advances.isEmpty else { continue }
-            let sent = clock()
             for at in advances { observer.advanceDelivered(seconds: max(0, sent - max(Double(at), start ?? 0))) }
         }
     }
