@@ -1,4 +1,5 @@
 import Foundation
+import PulseAnswerSignature
 import PulseCore
 import PulseCrypto
 import PulseServer
@@ -26,6 +27,34 @@ import Testing
         #expect(device.cache.check().isEmpty)
         let again = try device.sync(.series("devconf-2026"), assets: cdn.url)
         #expect(again.requests == 2 + 1 && again.blobsFetched == 0 && again.items.allSatisfy { $0.outcome == .unchanged })
+    }
+
+    /// `admin answer-key rotate` on the real server: the device learns the new key while the old one still
+    /// signs (the lead), and after the switch takes answers signed by the new one.
+    @Test func anAnswerKeyRotationOnTheServerIsFollowedByTheDevice() throws {
+        let work = try TestFolder()
+        let package = try SamplePackage.build(in: work.url)
+        let server = try TestSyncServer(package: package, storedAnswerKeys: true)
+        _ = try server.set("keynote", SessionUpdate(state: .live))
+        let device = try TestDevice(server, token: try server.deviceCode(.session("keynote")))
+        #expect(try device.sync(.session("keynote")).refusals.isEmpty)
+        let keys = try #require(server.storage as? any AnswerKeyStorage)
+        let rotated = try keys.rotateAnswerKey(lead: 2, ttl: 3600, at: Int64(Date().timeIntervalSince1970))
+        let published = try AnswerKeySet.parse(try device.client.signed("GET", "/api/sync/answer-keys").body)
+        #expect(published.map(\.kid).contains(rotated.kid), "the server publishes the new key at once")
+        let during = try device.sync(.session("keynote"))
+        #expect(during.refusals.isEmpty, "\(during.refusals)")
+        #expect(try AnswerCheck.trustedKeys(try AnswerState.read(device.folder.answersURL)).count == 2, "the new key learned during the lead")
+        Thread.sleep(forTimeInterval: 3)
+        try server.advance("keynote", to: 1)
+        let after = try device.sync(.session("keynote"))
+        #expect(after.refusals.isEmpty, "\(after.refusals)")
+        // The answers now verify with the new key alone.
+        let newest = published.filter { $0.kid == rotated.kid }
+        let answer = try device.client.signed("GET", "/api/sync/keys?session=keynote")
+        let header = try #require(answer.headers["pulse-signature"] ?? answer.headers["Pulse-Signature"])
+        #expect(newest.count == 1)
+        #expect(throws: Never.self) { try AnswerSignature.verify(header: header, body: answer.body, keys: newest) }
     }
 
     @Test func replacingOneSlideCostsExactlyOneBlob() throws {

@@ -31,6 +31,7 @@ public final class TestSyncServer: @unchecked Sendable {
         configure: (inout SyncConfiguration) -> Void = { _ in },
         serverConfigure: (inout HTTPServer.Configuration) -> Void = { _ in },
         origin: (any HTTPResponder)? = nil, storage makeStorage: (() throws -> any ServerStorage)? = nil,
+        storedAnswerKeys: Bool = false,
         wrap: (SyncServer, any ServerStorage) -> any HTTPResponder = { sync, _ in sync }
     ) throws {
         folder = try TestFolder(name)
@@ -45,7 +46,13 @@ public final class TestSyncServer: @unchecked Sendable {
         let served = try origin ?? package.flatMap { package in
             publicPart ? try Origin(configuration: OriginConfiguration(packageRoot: package.root), accessLog: nil, alarm: { _ in }) : nil
         }
-        if let clock {
+        if storedAnswerKeys, let keys = storage as? any AnswerKeyStorage {
+            // As `pulse-server serve` does: the answer keys from the database, read again after a rotation.
+            _ = try keys.prepareAnswerKeys(adopting: nil, at: Int64(Date().timeIntervalSince1970))
+            sync = SyncServer(
+                storage: storage, certificateKeys: CertificateKeyring(certificateKey), answerKeys: try AnswerKeyring(loading: { try keys.answerKeys() }),
+                configuration: configuration, origin: served, clock: clock ?? { Date().timeIntervalSince1970 }, alarm: alarm)
+        } else if let clock {
             sync = SyncServer(
                 storage: storage, certificateKey: certificateKey, configuration: configuration, origin: served, clock: clock, alarm: alarm)
         } else {
