@@ -147,12 +147,15 @@ enum SlideReader {
     case pdf(PDFDocument, URL)
     case images([URL])
 
-    func slide(_ n: Int) throws -> any ContiguousBytes {
+    /// Slide `n`: a page split from the PDF, or the image file's bytes read into `buffer` (the thread's
+    /// own, kept from slide to slide: no allocation and no page faults per slide). The image bytes
+    /// returned share the buffer's storage, so they are used up before the next read into it.
+    func slide(_ n: Int, buffer: inout [UInt8]) throws -> any ContiguousBytes {
         switch self {
         case let .pdf(document, url):
             do { return try document.page(n) } catch { throw InputError(file: url.path, "page \(n + 1): \(error)") }
         case let .images(files):
-            let bytes = try InputLoader.readFile(files[n])
+            let bytes = try Self.read(files[n], into: &buffer)
             do {
                 _ = try ImageFormat.validate(bytes, checksums: false)
                 if let header = try ImageHeader.read(bytes), let problem = ImageLimits.sizeProblem(header) {
@@ -161,6 +164,21 @@ enum SlideReader {
             } catch let error as ImageError { throw InputError(file: files[n].path, "\(error)") }
             return bytes
         }
+    }
+
+    /// An image file's bytes, in `buffer`; no larger than an image may be (the file may have grown since
+    /// `Deck.open` checked it).
+    private static func read(_ file: URL, into buffer: inout [UInt8]) throws -> ArraySlice<UInt8> {
+        let count: Int
+        do throws(PathError) {
+            count = try File.open(file.path).readAll(into: &buffer, limit: ImageLimits.maxFileBytes)
+        } catch {
+            throw InputError(file: file.path, error.errno == .noSuchFile ? "no such file" : "cannot read (\(error.errno))")
+        }
+        if count > ImageLimits.maxFileBytes {
+            throw InputError(file: file.path, "is over the \(Format.bytes(ImageLimits.maxFileBytes)) an image may have")
+        }
+        return buffer[..<count]
     }
 }
 
