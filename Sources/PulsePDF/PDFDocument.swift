@@ -14,12 +14,26 @@ public final class PDFDocument {
     /// - Parameter name: used in error messages (usually the file path).
     /// - Throws: `PDFError.encrypted` for a password-protected file, `.damaged` for anything qpdf cannot read
     ///   without guessing (recovery of broken cross-reference tables is off: a truncated file is an error).
-    public init(bytes: [UInt8], name: String) throws {
+    public convenience init(bytes: [UInt8], name: String) throws {
         let handle = QPDFHandle(input: bytes)
         qpdf_set_attempt_recovery(handle.pointer, QPDF_FALSE)
         let input = handle.input!
         let status = qpdf_read_memory(
             handle.pointer, name, input.baseAddress!.assumingMemoryBound(to: CChar.self), UInt64(bytes.count), nil)
+        try self.init(handle: handle, status: status)
+    }
+
+    /// Opens the PDF file at `path`, which qpdf reads as it needs (as `qpdf --split-pages` does): the
+    /// document is never held in memory whole, however large the deck. The file must not change while
+    /// the document is open (a reader that sees another page count is an error to its caller).
+    public convenience init(path: String) throws {
+        let handle = QPDFHandle()
+        qpdf_set_attempt_recovery(handle.pointer, QPDF_FALSE)
+        let status = qpdf_read(handle.pointer, path, nil)
+        try self.init(handle: handle, status: status)
+    }
+
+    private init(handle: QPDFHandle, status: QPDF_ERROR_CODE) throws {
         if status & QPDF_ERRORS != 0 {
             let message = handle.takeError() ?? "cannot be read"
             if message.contains("invalid password") { throw PDFError.encrypted }

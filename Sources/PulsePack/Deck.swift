@@ -12,7 +12,8 @@ import PulseSystem
 /// entry is a readable image), before anything is written to the package.
 struct Deck: Sendable {
     enum Source: Sendable {
-        case pdf(bytes: [UInt8])
+        /// Read by qpdf from the file as it needs (never held whole in memory).
+        case pdf
         case images([URL])
     }
 
@@ -52,16 +53,16 @@ struct Deck: Sendable {
     }
 
     private static func openPDF(_ url: URL) throws -> Deck {
-        let bytes = Array(try InputLoader.readFile(url))
-        guard bytes.starts(with: Array("%PDF-".utf8)) || bytes.prefix(1024).firstRange(of: Array("%PDF-".utf8)) != nil else {
+        let head = try readHead(url, count: 1024)
+        guard head.firstRange(of: Array("%PDF-".utf8)) != nil else {
             throw InputError(file: url.path, "not a PDF (no %PDF- header)")
         }
         let document: PDFDocument
-        do { document = try PDFDocument(bytes: bytes, name: url.path) } catch {
+        do { document = try PDFDocument(path: url.path) } catch {
             throw InputError(file: url.path, "\(error)")
         }
         guard document.pageCount > 0 else { throw InputError(file: url.path, "the PDF has no pages") }
-        return Deck(url: url, source: .pdf(bytes: bytes), slideCount: document.pageCount, checked: CheckedDocument(document))
+        return Deck(url: url, source: .pdf, slideCount: document.pageCount, checked: CheckedDocument(document))
     }
 
     /// An image folder: every file but well-known junk is a slide, in natural order (`slide2` before
@@ -127,9 +128,19 @@ struct Deck: Sendable {
     /// Reads slides on one thread; a PDF deck opens its own qpdf document per reader.
     func makeReader() throws -> SlideReader {
         switch source {
-        case let .pdf(bytes): .pdf(try checked?.take() ?? PDFDocument(bytes: bytes, name: url.path), url)
+        case .pdf: .pdf(try checked?.take() ?? openAgain(), url)
         case let .images(files): .images(files)
         }
+    }
+
+    /// The PDF opened once more, for another reader: the same pages as when `open` checked it.
+    private func openAgain() throws -> PDFDocument {
+        let document: PDFDocument
+        do { document = try PDFDocument(path: url.path) } catch { throw InputError(file: url.path, "\(error)") }
+        guard document.pageCount == slideCount else {
+            throw InputError(file: url.path, "changed while the build read it (\(slideCount) pages, now \(document.pageCount))")
+        }
+        return document
     }
 }
 
