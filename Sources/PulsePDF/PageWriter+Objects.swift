@@ -14,7 +14,9 @@ extension PageWriter {
         case .page, .glyphs: preconditionFailure("written per page")
         }
         template.finish()
-        if !cycleMet { templates[reference] = template }
+        if !cycleMet {
+            if serializedOnce.remove(reference) != nil { templates[reference] = template } else { serializedOnce.insert(reference) }
+        }
         return template
     }
 
