@@ -12,8 +12,8 @@ import PulseSystem
 /// entry is a readable image), before anything is written to the package.
 struct Deck: Sendable {
     enum Source: Sendable {
-        /// Read by qpdf from the file as it needs (never held whole in memory).
-        case pdf
+        /// Held once, shared by every reader's qpdf document.
+        case pdf(PDFBytes)
         case images([URL])
     }
 
@@ -53,16 +53,16 @@ struct Deck: Sendable {
     }
 
     private static func openPDF(_ url: URL) throws -> Deck {
-        let head = try readHead(url, count: 1024)
-        guard head.firstRange(of: Array("%PDF-".utf8)) != nil else {
+        let bytes = PDFBytes(try InputLoader.readFile(url))
+        guard bytes.prefix(1024).firstRange(of: Array("%PDF-".utf8)) != nil else {
             throw InputError(file: url.path, "not a PDF (no %PDF- header)")
         }
         let document: PDFDocument
-        do { document = try PDFDocument(path: url.path) } catch {
+        do { document = try PDFDocument(shared: bytes, name: url.path) } catch {
             throw InputError(file: url.path, "\(error)")
         }
         guard document.pageCount > 0 else { throw InputError(file: url.path, "the PDF has no pages") }
-        return Deck(url: url, source: .pdf, slideCount: document.pageCount, checked: CheckedDocument(document))
+        return Deck(url: url, source: .pdf(bytes), slideCount: document.pageCount, checked: CheckedDocument(document))
     }
 
     /// An image folder: every file but well-known junk is a slide, in natural order (`slide2` before
@@ -128,19 +128,14 @@ struct Deck: Sendable {
     /// Reads slides on one thread; a PDF deck opens its own qpdf document per reader.
     func makeReader() throws -> SlideReader {
         switch source {
-        case .pdf: .pdf(try checked?.take() ?? openAgain(), url)
+        case let .pdf(bytes): .pdf(try checked?.take() ?? openAgain(bytes), url)
         case let .images(files): .images(files)
         }
     }
 
-    /// The PDF opened once more, for another reader: the same pages as when `open` checked it.
-    private func openAgain() throws -> PDFDocument {
-        let document: PDFDocument
-        do { document = try PDFDocument(path: url.path) } catch { throw InputError(file: url.path, "\(error)") }
-        guard document.pageCount == slideCount else {
-            throw InputError(file: url.path, "changed while the build read it (\(slideCount) pages, now \(document.pageCount))")
-        }
-        return document
+    /// The PDF opened once more, for another reader, from the bytes `open` checked.
+    private func openAgain(_ bytes: PDFBytes) throws -> PDFDocument {
+        do { return try PDFDocument(shared: bytes, name: url.path) } catch { throw InputError(file: url.path, "\(error)") }
     }
 }
 
