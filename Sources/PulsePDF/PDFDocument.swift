@@ -76,10 +76,42 @@ public final class PDFBytes: @unchecked Sendable {  // @unchecked: written once 
         bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }
     }
 
+    /// The bytes of the file at `path`, read straight into the buffer (no second copy of a large deck
+    /// while it is read). A file that grows while it is read is read to the size it had when opened.
+    public init(readingFile path: String) throws(PDFReadError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw PDFReadError(errno: errno) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw PDFReadError(errno: errno) }
+        let size = max(Int(info.st_size), 0)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(size, 1), alignment: 1)
+        var done = 0
+        while done < size {
+            let got = read(fd, buffer.baseAddress! + done, size - done)
+            if got < 0 && errno == EINTR { continue }
+            if got < 0 {
+                let failure = errno
+                buffer.deallocate()
+                throw PDFReadError(errno: failure)
+            }
+            if got == 0 { break }
+            done += got
+        }
+        self.buffer = buffer
+        count = done
+    }
+
     deinit { buffer.deallocate() }
 
     /// The first `count` bytes (all if there are fewer): a header to check.
     public func prefix(_ count: Int) -> [UInt8] { Array(buffer.prefix(min(max(count, 0), self.count))) }
+}
+
+/// Why a PDF file could not be read: the system's error.
+public struct PDFReadError: Error, CustomStringConvertible {
+    public let errno: Int32
+    public var description: String { String(cString: strerror(errno)) }
 }
 
 /// Owns one `qpdf_data`, and keeps the input bytes qpdf reads lazily for as long as it lives.

@@ -53,7 +53,10 @@ struct Deck: Sendable {
     }
 
     private static func openPDF(_ url: URL) throws -> Deck {
-        let bytes = PDFBytes(try InputLoader.readFile(url))
+        let bytes: PDFBytes
+        do throws(PDFReadError) { bytes = try PDFBytes(readingFile: url.path) } catch {
+            throw InputError(file: url.path, "cannot read (\(error))")
+        }
         guard bytes.prefix(1024).firstRange(of: Array("%PDF-".utf8)) != nil else {
             throw InputError(file: url.path, "not a PDF (no %PDF- header)")
         }
