@@ -38,33 +38,83 @@ struct EVPAEAD: Sendable {
         }
     }
 
+    /// `seal`, written to the start of `output` (grown if it is too short; its bytes past the sealed
+    /// ones are left as they were): one buffer sealed into again and again costs no allocation.
+    /// - Returns: the count of bytes sealed, the ciphertext and the tag.
+    func seal(_ plaintext: some ContiguousBytes, key: [UInt8], nonce: [UInt8], aad: [UInt8], into output: inout [UInt8]) throws -> Int {
+        try checkLengths(key: key, nonce: nonce)
+        return try plaintext.withUnsafeBytes { input in
+            let count = input.count + Self.tagByteCount
+            if output.count < count { output.append(contentsOf: repeatElement(0, count: count - output.count)) }
+            try output.withUnsafeMutableBufferPointer { out in
+                try seal(input: input, key: key, nonce: nonce, aad: aad, to: out.baseAddress!)
+            }
+            return count
+        }
+    }
+
+    /// `seal(_:key:nonce:aad:into:)` that also hashes what it writes, piece by piece while each piece is
+    /// still in the cache: `digest` is the SHA-256 of `output[..<count]`, without another pass over it.
+    func sealHashing(
+        _ plaintext: some ContiguousBytes, key: [UInt8], nonce: [UInt8], aad: [UInt8], into output: inout [UInt8]
+    ) throws -> (count: Int, digest: [UInt8]) {
+        try checkLengths(key: key, nonce: nonce)
+        let hasher = SHA256Hasher()
+        let count = try plaintext.withUnsafeBytes { input in
+            let count = input.count + Self.tagByteCount
+            if output.count < count { output.append(contentsOf: repeatElement(0, count: count - output.count)) }
+            try output.withUnsafeMutableBufferPointer { out in
+                try seal(input: input, key: key, nonce: nonce, aad: aad, to: out.baseAddress!) { piece in hasher.update(buffer: piece) }
+            }
+            return count
+        }
+        return (count, hasher.finalize())
+    }
+
     private func seal(input: UnsafeRawBufferPointer, key: [UInt8], nonce: [UInt8], aad: [UInt8]) throws -> [UInt8] {
+        // No zero-fill: every byte is written by the cipher (a slide can be megabytes).
+        try [UInt8](unsafeUninitializedCapacity: input.count + Self.tagByteCount) { out, initialized in
+            try seal(input: input, key: key, nonce: nonce, aad: aad, to: out.baseAddress!)
+            initialized = input.count + Self.tagByteCount
+        }
+    }
+
+    /// Bytes encrypted per call when the output is hashed as it is written: small enough to stay in the
+    /// cache between the cipher and the hash.
+    static let hashedPieceByteCount = 64 << 10
+
+    /// Writes ciphertext ‖ tag, `input.count + tagByteCount` bytes, to `out`; with `written`, each piece of
+    /// the output is handed to it once written, in order.
+    private func seal(
+        input: UnsafeRawBufferPointer, key: [UInt8], nonce: [UInt8], aad: [UInt8], to out: UnsafeMutablePointer<UInt8>,
+        written wrote: ((UnsafeRawBufferPointer) -> Void)? = nil
+    ) throws {
         let context = try CipherContext()
         try check(EVP_EncryptInit_ex2(context.pointer, cipher, key, nonce, nil), "EVP_EncryptInit_ex2")
         let tagByteCount = Self.tagByteCount
-        // No zero-fill: every byte is written by the cipher (a slide can be megabytes).
-        return try [UInt8](unsafeUninitializedCapacity: input.count + tagByteCount) { out, initialized in
-            var written: Int32 = 0
-            if !aad.isEmpty {
-                try check(EVP_EncryptUpdate(context.pointer, nil, &written, aad, Int32(aad.count)), "AAD")
-            }
-            var offset = 0
-            // EVP_EncryptUpdate takes an Int32 length: feed large inputs in pieces.
-            while offset < input.count {
-                let piece = min(input.count - offset, 1 << 30)
-                try check(
-                    EVP_EncryptUpdate(
-                        context.pointer, out.baseAddress! + offset, &written,
-                        input.baseAddress!.assumingMemoryBound(to: UInt8.self) + offset, Int32(piece)),
-                    "EVP_EncryptUpdate")
-                offset += Int(written)
-            }
-            try check(EVP_EncryptFinal_ex(context.pointer, out.baseAddress! + offset, &written), "EVP_EncryptFinal_ex")
-            try check(
-                EVP_CIPHER_CTX_ctrl(context.pointer, EVP_CTRL_AEAD_GET_TAG, Int32(tagByteCount), out.baseAddress! + input.count),
-                "get \(name) tag")
-            initialized = input.count + tagByteCount
+        var written: Int32 = 0
+        if !aad.isEmpty {
+            try check(EVP_EncryptUpdate(context.pointer, nil, &written, aad, Int32(aad.count)), "AAD")
         }
+        var offset = 0
+        // EVP_EncryptUpdate takes an Int32 length: feed large inputs in pieces.
+        let pieceLimit = wrote == nil ? 1 << 30 : Self.hashedPieceByteCount
+        while offset < input.count {
+            let piece = min(input.count - offset, pieceLimit)
+            try check(
+                EVP_EncryptUpdate(
+                    context.pointer, out + offset, &written,
+                    input.baseAddress!.assumingMemoryBound(to: UInt8.self) + offset, Int32(piece)),
+                "EVP_EncryptUpdate")
+            wrote?(UnsafeRawBufferPointer(start: out + offset, count: Int(written)))
+            offset += Int(written)
+        }
+        try check(EVP_EncryptFinal_ex(context.pointer, out + offset, &written), "EVP_EncryptFinal_ex")
+        try check(
+            EVP_CIPHER_CTX_ctrl(context.pointer, EVP_CTRL_AEAD_GET_TAG, Int32(tagByteCount), out + input.count),
+            "get \(name) tag")
+        // GCM writes all of the ciphertext in the updates (Final adds nothing): what is left is the tag.
+        wrote?(UnsafeRawBufferPointer(start: out + offset, count: input.count + tagByteCount - offset))
     }
 
     private func open(

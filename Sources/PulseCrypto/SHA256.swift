@@ -48,6 +48,11 @@ public final class SHA256Hasher {
         }
     }
 
+    /// Feeds the bytes of a buffer (for the wrappers of this module).
+    func update(buffer: UnsafeRawBufferPointer) {
+        precondition(EVP_DigestUpdate(context, buffer.baseAddress, buffer.count) == 1)
+    }
+
     /// The digest of everything fed so far; the hasher must not be used afterwards.
     public func finalize() -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: SHA256.byteCount)

@@ -47,6 +47,19 @@ extension AES256GCM {
         try withPlainCopies(key, nonce) { key, nonce in try seal(plaintext, key: key, nonce: nonce) }
     }
 
+    /// `seal(_:key:nonce:into:)` with a key and nonce held as secrets: ciphertext ‖ tag at the start of
+    /// `output`, whose storage is kept; returns the count written.
+    public static func seal(_ plaintext: some ContiguousBytes, key: SecretBytes, nonce: SecretBytes, into output: inout [UInt8]) throws -> Int {
+        try withPlainCopies(key, nonce) { key, nonce in try seal(plaintext, key: key, nonce: nonce, into: &output) }
+    }
+
+    /// `sealHashing(_:key:nonce:into:)` with a key and nonce held as secrets.
+    public static func sealHashing(
+        _ plaintext: some ContiguousBytes, key: SecretBytes, nonce: SecretBytes, into output: inout [UInt8]
+    ) throws -> (count: Int, sha256: [UInt8]) {
+        try withPlainCopies(key, nonce) { key, nonce in try sealHashing(plaintext, key: key, nonce: nonce, into: &output) }
+    }
+
     /// Decrypts ciphertext ‖ tag with a key and nonce held as secrets.
     public static func open(_ sealed: some ContiguousBytes, key: SecretBytes, nonce: SecretBytes) throws -> [UInt8] {
         try withPlainCopies(key, nonce) { key, nonce in try open(sealed, key: key, nonce: nonce) }

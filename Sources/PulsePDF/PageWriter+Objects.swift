@@ -5,7 +5,11 @@ extension PageWriter {
     /// The template of a referenced object, made once per document.
     func template(_ reference: Reference) throws -> ObjectTemplate {
         if case let .glyphs(id) = reference { return try type3Template(id) }
-        if let cached = templates[reference] { return cached }
+        templateClock += 1
+        if let cached = templates[reference] {
+            templateUses[reference] = templateClock
+            return cached
+        }
         var template = ObjectTemplate()
         cycleMet = false
         switch reference {
@@ -14,8 +18,21 @@ extension PageWriter {
         case .page, .glyphs: preconditionFailure("written per page")
         }
         template.finish()
-        if !cycleMet { templates[reference] = template }
+        if !cycleMet { keep(template, for: reference) }
         return template
+    }
+
+    /// Caches a template; over the budget, drops the least recently used down to half of it.
+    private func keep(_ template: ObjectTemplate, for reference: Reference) {
+        templates[reference] = template
+        templateUses[reference] = templateClock
+        templateBytes += template.bytes.count
+        guard templateBytes > Self.templateBudget else { return }
+        for (old, _) in templateUses.sorted(by: { $0.value < $1.value }) where templateBytes > Self.templateBudget / 2 {
+            guard old != reference, let dropped = templates.removeValue(forKey: old) else { continue }
+            templateUses[old] = nil
+            templateBytes -= dropped.bytes.count
+        }
     }
 
     /// The page dictionary: its allowed keys, `/Parent` to the new page tree, resources pruned to what

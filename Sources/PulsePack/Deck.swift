@@ -12,7 +12,8 @@ import PulseSystem
 /// entry is a readable image), before anything is written to the package.
 struct Deck: Sendable {
     enum Source: Sendable {
-        case pdf(bytes: [UInt8])
+        /// Held once, shared by every reader's qpdf document.
+        case pdf(PDFBytes)
         case images([URL])
     }
 
@@ -52,16 +53,19 @@ struct Deck: Sendable {
     }
 
     private static func openPDF(_ url: URL) throws -> Deck {
-        let bytes = Array(try InputLoader.readFile(url))
-        guard bytes.starts(with: Array("%PDF-".utf8)) || bytes.prefix(1024).firstRange(of: Array("%PDF-".utf8)) != nil else {
+        let bytes: PDFBytes
+        do throws(PDFReadError) { bytes = try PDFBytes(readingFile: url.path) } catch {
+            throw InputError(file: url.path, "cannot read (\(error))")
+        }
+        guard bytes.prefix(1024).firstRange(of: Array("%PDF-".utf8)) != nil else {
             throw InputError(file: url.path, "not a PDF (no %PDF- header)")
         }
         let document: PDFDocument
-        do { document = try PDFDocument(bytes: bytes, name: url.path) } catch {
+        do { document = try PDFDocument(shared: bytes, name: url.path) } catch {
             throw InputError(file: url.path, "\(error)")
         }
         guard document.pageCount > 0 else { throw InputError(file: url.path, "the PDF has no pages") }
-        return Deck(url: url, source: .pdf(bytes: bytes), slideCount: document.pageCount, checked: CheckedDocument(document))
+        return Deck(url: url, source: .pdf(bytes), slideCount: document.pageCount, checked: CheckedDocument(document))
     }
 
     /// An image folder: every file but well-known junk is a slide, in natural order (`slide2` before
@@ -127,9 +131,14 @@ struct Deck: Sendable {
     /// Reads slides on one thread; a PDF deck opens its own qpdf document per reader.
     func makeReader() throws -> SlideReader {
         switch source {
-        case let .pdf(bytes): .pdf(try checked?.take() ?? PDFDocument(bytes: bytes, name: url.path), url)
+        case let .pdf(bytes): .pdf(try checked?.take() ?? openAgain(bytes), url)
         case let .images(files): .images(files)
         }
+    }
+
+    /// The PDF opened once more, for another reader, from the bytes `open` checked.
+    private func openAgain(_ bytes: PDFBytes) throws -> PDFDocument {
+        do { return try PDFDocument(shared: bytes, name: url.path) } catch { throw InputError(file: url.path, "\(error)") }
     }
 }
 
@@ -147,12 +156,15 @@ enum SlideReader {
     case pdf(PDFDocument, URL)
     case images([URL])
 
-    func slide(_ n: Int) throws -> any ContiguousBytes {
+    /// Slide `n`: a page split from the PDF, or the image file's bytes read into `buffer` (the thread's
+    /// own, kept from slide to slide: no allocation and no page faults per slide). The image bytes
+    /// returned share the buffer's storage, so they are used up before the next read into it.
+    func slide(_ n: Int, buffer: inout [UInt8]) throws -> any ContiguousBytes {
         switch self {
         case let .pdf(document, url):
             do { return try document.page(n) } catch { throw InputError(file: url.path, "page \(n + 1): \(error)") }
         case let .images(files):
-            let bytes = try InputLoader.readFile(files[n])
+            let bytes = try Self.read(files[n], into: &buffer)
             do {
                 _ = try ImageFormat.validate(bytes, checksums: false)
                 if let header = try ImageHeader.read(bytes), let problem = ImageLimits.sizeProblem(header) {
@@ -161,6 +173,21 @@ enum SlideReader {
             } catch let error as ImageError { throw InputError(file: files[n].path, "\(error)") }
             return bytes
         }
+    }
+
+    /// An image file's bytes, in `buffer`; no larger than an image may be (the file may have grown since
+    /// `Deck.open` checked it).
+    private static func read(_ file: URL, into buffer: inout [UInt8]) throws -> ArraySlice<UInt8> {
+        let count: Int
+        do throws(PathError) {
+            count = try File.open(file.path).readAll(into: &buffer, limit: ImageLimits.maxFileBytes)
+        } catch {
+            throw InputError(file: file.path, error.errno == .noSuchFile ? "no such file" : "cannot read (\(error.errno))")
+        }
+        if count > ImageLimits.maxFileBytes {
+            throw InputError(file: file.path, "is over the \(Format.bytes(ImageLimits.maxFileBytes)) an image may have")
+        }
+        return buffer[..<count]
     }
 }
 

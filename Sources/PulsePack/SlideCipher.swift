@@ -48,11 +48,30 @@ public struct SlideCipher: Sendable {
         let ciphertext = try AES256GCM.seal(plaintext, key: key, nonce: nonce)
         return SealedSlide(ciphertext: ciphertext, assetHash: Digest(of: ciphertext), key: key, nonce: nonce)
     }
+
+    /// `seal` into a buffer the caller keeps for the next slide (no allocation per slide): the blob is
+    /// `ciphertext[..<sealed.count]`, the same bytes as `seal(plaintext).ciphertext`.
+    public func seal(_ plaintext: some ContiguousBytes, into ciphertext: inout [UInt8]) throws -> SealedSlideInPlace {
+        let (key, nonce) = try keyAndNonce(plaintextHash: SHA256.hash(plaintext))
+        // The blob's name is hashed as the cipher writes it, while each piece is still in the cache.
+        let (count, name) = try AES256GCM.sealHashing(plaintext, key: key, nonce: nonce, into: &ciphertext)
+        guard let assetHash = Digest(bytes: name) else { preconditionFailure("SHA-256 is 32 bytes") }
+        return SealedSlideInPlace(count: count, assetHash: assetHash, key: key, nonce: nonce)
+    }
 }
 
 /// One encrypted slide: the blob, its name and the key material the key server will release.
 public struct SealedSlide: Sendable {
     public let ciphertext: [UInt8]
+    public let assetHash: Digest
+    public let key: SecretBytes
+    public let nonce: SecretBytes
+}
+
+/// A slide sealed into a caller's buffer: how many of its bytes are the blob, the blob's name and the key
+/// material.
+public struct SealedSlideInPlace: Sendable {
+    public let count: Int
     public let assetHash: Digest
     public let key: SecretBytes
     public let nonce: SecretBytes

@@ -28,7 +28,7 @@ public final class BlobBatch: Sendable {
 
     /// Stages `bytes` (whose SHA-256 is `hash`). Thread-safe.
     /// - Returns: true if the blob is new, false if it is already stored (same size) or staged.
-    public func put(_ bytes: [UInt8], hash: Digest) throws -> Bool {
+    public func put(_ bytes: some ContiguousBytes & Collection, hash: Digest) throws -> Bool {
         let folder = try openFolder()
         if folder.sizeOfRegularFile(hash.hex) == bytes.count { return false }
         let claimed = state.withLock { $0.staged.insert(hash).inserted }

@@ -130,6 +130,30 @@ public final class File: Sendable {
         return bytes
     }
 
+    /// Reads the file from its start to its end, or to `limit` bytes, into the start of `buffer`, and
+    /// returns how many bytes it read (`limit + 1` says the file is longer than `limit`). The buffer only
+    /// grows (its bytes past the count are left as they were), so one buffer read into again and again
+    /// costs no allocation and no page fault once it is as large as the largest file.
+    public func readAll(into buffer: inout [UInt8], limit: Int) throws(PathError) -> Int {
+        let fd = fd
+        let end = max(limit, 0) + 1
+        var size = stat()
+        let expected = fstat(fd, &size) == 0 ? min(max(Int(size.st_size), 0) + 1, end) : 0
+        if buffer.count < expected { buffer.append(contentsOf: repeatElement(0, count: expected - buffer.count)) }
+        var count = 0
+        while count < end {
+            if count == buffer.count { buffer.append(contentsOf: repeatElement(0, count: min(max(buffer.count, 1 << 16), end - count))) }
+            let got = buffer.withUnsafeMutableBytes { raw in
+                pread(fd, raw.baseAddress! + count, min(raw.count, end) - count, off_t(count))
+            }
+            if got < 0 && errno == EINTR { continue }
+            if got < 0 { throw .last("read", path) }
+            if got == 0 { break }
+            count += got
+        }
+        return count
+    }
+
     /// Cuts (or extends) the file to `size` bytes.
     public func truncate(to size: Int) throws(PathError) {
         guard ftruncate(fd, off_t(size)) == 0 else { throw .last("truncate", path) }

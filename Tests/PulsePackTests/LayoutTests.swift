@@ -56,6 +56,21 @@ struct SessionBindingTests {
 
     /// The derivation is exactly docs/crypto.md's: HKDF-SHA256(S, "pulse-pack/v2/slide",
     /// lp(packageId bytes) ‖ lp(sessionId) ‖ SHA-256(plaintext), 44).
+    /// The pipeline's path, sealing into a buffer kept from slide to slide, gives `seal`'s blob, name
+    /// and keys, whatever the buffer held before.
+    @Test func sealingIntoAKeptBufferIsSeal() throws {
+        let cipher = SlideCipher(secret: SecretBytes(Array(0..<32).map(UInt8.init)), packageId: Support.packageID, sessionId: "keynote")
+        var buffer = [UInt8](repeating: 0x5a, count: 300_000)
+        for size in [200_000, 70_000, 3, 0] {
+            let plaintext = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+            let sealed = try cipher.seal(plaintext)
+            let inPlace = try cipher.seal(plaintext, into: &buffer)
+            #expect(Array(buffer[..<inPlace.count]) == sealed.ciphertext)
+            #expect(inPlace.assetHash == sealed.assetHash)
+            #expect(inPlace.key.isEqual(to: sealed.key.copyBytes()) && inPlace.nonce.isEqual(to: sealed.nonce.copyBytes()))
+        }
+    }
+
     @Test func keysAreTheDocumentedDerivation() throws {
         let secret = Array(0..<32).map(UInt8.init)
         let plaintext = Array("a slide".utf8)

@@ -119,4 +119,31 @@ import Testing
         #expect(SystemClock.monotonicNanoseconds() - before >= 10_000_000)
         #expect(SystemClock.threadCPUSeconds() > 0)
     }
+
+    @Test func readsWholeFilesIntoOneKeptBuffer() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let big = String(repeating: "0123456789", count: 20_000), small = "tiny"
+        try scratch.write("big", big)
+        try scratch.write("small", small)
+        try scratch.write("empty", "")
+        var buffer: [UInt8] = []
+        let bigCount = try File.open(scratch.file("big")).readAll(into: &buffer, limit: 1 << 20)
+        #expect(bigCount == 200_000)
+        #expect(String(decoding: buffer[..<bigCount], as: UTF8.self) == big)
+        let grown = buffer.count
+        // The buffer keeps its size; only the count says what is the file's.
+        let smallCount = try File.open(scratch.file("small")).readAll(into: &buffer, limit: 1 << 20)
+        #expect(String(decoding: buffer[..<smallCount], as: UTF8.self) == small)
+        #expect(buffer.count == grown)
+        #expect(try File.open(scratch.file("empty")).readAll(into: &buffer, limit: 1 << 20) == 0)
+        // A file longer than the limit: limit + 1 bytes are read, no more.
+        #expect(try File.open(scratch.file("big")).readAll(into: &buffer, limit: 1000) == 1001)
+        #expect(String(decoding: buffer[..<1001], as: UTF8.self) == String(big.prefix(1001)))
+        var fresh: [UInt8] = []
+        #expect(try File.open(scratch.file("big")).readAll(into: &fresh, limit: 1000) == 1001)
+        #expect(fresh.count <= 1001)
+        // A folder opens but does not read: the error names it.
+        #expect(throws: PathError.self) { try File.open(scratch.path).readAll(into: &buffer, limit: 10) }
+    }
 }
