@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Foundation
+import PulseSystem
 import Synchronization
 
 /// An HTTP/1.1 server on libmicrohttpd: keep-alive, one epoll loop per thread in a pool, every request
@@ -34,7 +35,7 @@ public final class HTTPServer: @unchecked Sendable {
     /// Listens and starts serving at once.
     /// - Throws: `HTTPServerError` when the address is bad, in use or not permitted, or libmicrohttpd fails.
     public init(configuration: Configuration, responder: any HTTPResponder) throws(HTTPServerError) {
-        Self.raiseDescriptorLimit()
+        DescriptorLimit.raiseToHard()
         let socket = try ListenSocket.open(configuration.listen, backlog: configuration.listenBacklog)
         self.port = socket.port
         self.boundAddress = socket.boundAddress
@@ -48,7 +49,7 @@ public final class HTTPServer: @unchecked Sendable {
         // headroom, and admit or refuse at `maxConnections` in the connection callback. Refused connections waiting
         // for their request may take half of it.
         let threads = max(1, configuration.threads)
-        let headroom = max(64 * threads, configuration.maxConnections / 8)
+        let headroom = Self.headroom(maxConnections: configuration.maxConnections, threads: threads)
         let second: UInt64 = 1_000_000_000
         self.tracker = ConnectionTracker(limits: .init(
             maxConnections: max(1, configuration.maxConnections),
@@ -153,15 +154,6 @@ public final class HTTPServer: @unchecked Sendable {
         // libmicrohttpd closes the listen socket it was given, unless quiesce handed it back (closed above).
         MHD_stop_daemon(daemon)
         listenDescriptor = -1
-    }
-
-    /// Many connections need many descriptors: lift the soft limit to the hard one.
-    private static func raiseDescriptorLimit() {
-        var limit = rlimit()
-        if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max {
-            limit.rlim_cur = limit.rlim_max
-            setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-        }
     }
 }
 

@@ -10,6 +10,9 @@ public enum HTTPServerError: Error, Equatable, CustomStringConvertible {
     case cannotListen(String, reason: String)
     /// libmicrohttpd refused to start (threads, memory, epoll).
     case daemonFailed(String)
+    /// `--max-connections` needs more descriptors than the open-files limit (`RLIMIT_NOFILE`, raised to its
+    /// hard limit already) allows: `allowed` connections fit, a limit of `needed` would be enough.
+    case tooFewDescriptors(maxConnections: Int, allowed: Int, limit: Int, needed: Int)
 
     public var description: String {
         switch self {
@@ -18,6 +21,10 @@ public enum HTTPServerError: Error, Equatable, CustomStringConvertible {
         case let .permissionDenied(address): "cannot listen on \(address): permission denied (ports below 1024 need privileges)"
         case let .cannotListen(address, reason): "cannot listen on \(address): \(reason)"
         case let .daemonFailed(reason): "cannot start the HTTP server: \(reason)"
+        case let .tooFewDescriptors(maxConnections, allowed, limit, needed):
+            "--max-connections \(maxConnections) needs an open-files limit of \(needed), but it is \(limit) (hard limit), which allows "
+                + "\(allowed) connections: raise it (`ulimit -n \(needed)` in the shell, LimitNOFILE=\(needed) in the systemd unit) "
+                + "or lower --max-connections"
         }
     }
 }

@@ -7,6 +7,9 @@ import PulseMetrics
 /// by accident; nothing listens unless the option is given.
 public final class MetricsListener: Sendable {
     let server: HTTPServer
+    /// Its connections at most (and one thread): what a server counts in its descriptor reserve for it.
+    public static let maxConnections = 16
+    public static let threads = 1
 
     /// Listens on `address` (`host:port`; port 0 picks a free one) and serves `registry` at once.
     /// - Throws: `HTTPServerError` when the address is bad, in use or not permitted.
@@ -14,8 +17,8 @@ public final class MetricsListener: Sendable {
         var configuration = HTTPServer.Configuration()
         configuration.listen = address
         // A scraper or two and a curl: one thread, a few connections, all from the same address.
-        configuration.threads = 1
-        configuration.maxConnections = 16
+        configuration.threads = Self.threads
+        configuration.maxConnections = Self.maxConnections
         configuration.maxConnectionsPerIP = 0
         configuration.listenBacklog = 16
         server = try HTTPServer(configuration: configuration, responder: MetricsEndpoint(registry: registry))

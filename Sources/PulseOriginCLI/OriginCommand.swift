@@ -129,7 +129,7 @@ public enum OriginCommand {
         do {
             return try serve(
                 originConfiguration, serverConfiguration, logPath: logPath, drainDelay: drainDelay, drain: drain,
-                metricsAddress: arguments[Self.metricsListen], events: events)
+                metricsAddress: arguments[Self.metricsListen], maxConnectionsGiven: arguments[Self.maxConnections] != nil, events: events)
         } catch let error where logFormat == .json && !(error is UsageError) {
             // As text, the error handler of `main` writes the error line; as JSON, it is one more event.
             events.error("\(error)")
@@ -139,11 +139,15 @@ public enum OriginCommand {
 
     private static func serve(
         _ originConfiguration: OriginConfiguration, _ serverConfiguration: HTTPServer.Configuration, logPath: String, drainDelay: Double,
-        drain: Double, metricsAddress: String?, events: EventLog
+        drain: Double, metricsAddress: String?, maxConnectionsGiven: Bool, events: EventLog
     ) throws -> Int32 {
         // Before any thread exists (the server's, the verifiers'), so that all of them inherit the mask and the
         // signals reach only the loop below.
         ServerSignals.block()
+        let descriptors = try checkDescriptors(serverConfiguration, metrics: metricsAddress != nil)
+        var serverConfiguration = serverConfiguration
+        let requestedConnections = serverConfiguration.maxConnections
+        serverConfiguration.maxConnections = try descriptors.fit(maxConnections: requestedConnections, given: maxConnectionsGiven)
         let resource = LogResource(serviceName: "pulse-origin", serviceVersion: ToolVersion.current)
         let accessLog: AccessLog? = switch logPath {
         case "off": nil
@@ -163,7 +167,7 @@ public enum OriginCommand {
         let server = try HTTPServer(configuration: serverConfiguration, responder: responder)
         metrics?.watch(server)
         events.info("serving \(originConfiguration.packageRoot.path) on http://\(server.boundAddress) "
-            + "(\(serverConfiguration.threads) threads, pid \(SystemProcess.currentID))")
+            + "(\(serverConfiguration.threads) threads, \(descriptors.summary(maxConnections: serverConfiguration.maxConnections, lowered: requestedConnections)), pid \(SystemProcess.currentID))")
         if let metricsListener { events.info("metrics on http://\(metricsListener.boundAddress)/metrics") }
         let serviceManager = ServiceManager.current
         serviceManager.ready(status: "serving \(originConfiguration.packageRoot.path) on http://\(server.boundAddress)")
@@ -193,6 +197,17 @@ public enum OriginCommand {
                 events.info("\(name): ignored", ["pulse.signal": name])
             }
         }
+    }
+
+    /// Raises the open-files limit to the hard one: the budget `--max-connections` is fitted to. The reserve:
+    /// `DescriptorBudget.baseReserve` and the metrics listener's connections. A blob sent from disk holds
+    /// one more descriptor while it is sent; if none is left, that request is answered as when the file is gone.
+    static func checkDescriptors(_ server: HTTPServer.Configuration, metrics: Bool) throws(HTTPServerError) -> HTTPServer.DescriptorBudget {
+        let metricsDescriptors = metrics ? HTTPServer.DescriptorBudget.needed(maxConnections: MetricsListener.maxConnections, threads: MetricsListener.threads) : 0
+        let reserve = HTTPServer.DescriptorBudget.baseReserve + metricsDescriptors
+        let budget = HTTPServer.DescriptorBudget.raised(reserve: reserve, threads: server.threads)
+            ?? HTTPServer.DescriptorBudget(limit: Int.max, reserve: reserve, threads: server.threads)
+        return budget
     }
 
     /// A last resort: if the server has not stopped `seconds` after the stop began (a thread stuck in a system

@@ -107,6 +107,8 @@ enum ServeCommand {
         var drainDelay = 0.0
         /// `--metrics-listen`: nil, no metrics are collected and nothing more listens.
         var metricsListen: String?
+        /// `--max-connections` was given: it must fit under the open-files limit (the default is lowered to fit).
+        var maxConnectionsGiven = false
     }
 
     static func settings(_ arguments: Arguments) throws -> Settings {
@@ -121,7 +123,10 @@ enum ServeCommand {
         // which clients retry only after a second. The kernel caps it at net.core.somaxconn.
         settings.server.listenBacklog = 4096
         if let value = arguments[Self.threads] { settings.server.threads = value }
-        if let value = arguments[Self.maxConnections] { settings.server.maxConnections = value }
+        if let value = arguments[Self.maxConnections] {
+            settings.server.maxConnections = value
+            settings.maxConnectionsGiven = true
+        }
         if let value = arguments[Self.maxConnectionsPerIP] { settings.server.maxConnectionsPerIP = value }
         if let value = arguments[Self.idleTimeout] { settings.server.idleTimeoutSeconds = value }
         if let value = arguments[Self.headerTimeout] { settings.server.headerTimeoutSeconds = value }
@@ -161,6 +166,10 @@ enum ServeCommand {
         // loop below.
         ServerSignals.block()
         let connections = 2 * settings.server.threads + settings.sync.writeThreads + 2
+        let requestedConnections = settings.server.maxConnections
+        let descriptors = try checkDescriptors(settings, storageConnections: connections)
+        var settings = settings
+        settings.server.maxConnections = try descriptors.fit(maxConnections: requestedConnections, given: settings.maxConnectionsGiven)
         let storage: any ServerStorage
         let certificateKeys: CertificateKeyring
         let answerKeys: AnswerKeyring
@@ -216,7 +225,7 @@ enum ServeCommand {
         let server = try HTTPServer(configuration: settings.server, responder: responder)
         metrics?.watch(sync: sync.sync, server: server, storage: storage)
         events.info("serving on http://\(server.boundAddress) (\(stateName), \(settings.server.threads) threads, "
-            + "pid \(SystemProcess.currentID)\(settings.publicPackage.map { ", public part of \($0)" } ?? ""))")
+            + "\(descriptors.summary(maxConnections: settings.server.maxConnections, lowered: requestedConnections)), pid \(SystemProcess.currentID)\(settings.publicPackage.map { ", public part of \($0)" } ?? ""))")
         if let metricsListener { events.info("metrics on http://\(metricsListener.boundAddress)/metrics") }
         let serviceManager = ServiceManager.current
         serviceManager.ready(status: "serving on http://\(server.boundAddress)")
@@ -250,6 +259,18 @@ enum ServeCommand {
                 events.info("\(name): ignored", ["pulse.signal": name])
             }
         }
+    }
+
+    /// Raises the open-files limit to the hard one: the budget `--max-connections` is fitted to. The reserve:
+    /// `DescriptorBudget.baseReserve`, three files per storage connection (SQLite's database, WAL and
+    /// shared memory; one socket each for PostgreSQL) and the metrics listener's connections.
+    static func checkDescriptors(_ settings: Settings, storageConnections: Int) throws(HTTPServerError) -> HTTPServer.DescriptorBudget {
+        let threads = settings.server.threads
+        let metrics = settings.metricsListen == nil ? 0 : HTTPServer.DescriptorBudget.needed(maxConnections: MetricsListener.maxConnections, threads: MetricsListener.threads)
+        let reserve = HTTPServer.DescriptorBudget.baseReserve + 3 * storageConnections + metrics
+        let budget = HTTPServer.DescriptorBudget.raised(reserve: reserve, threads: threads)
+            ?? HTTPServer.DescriptorBudget(limit: Int.max, reserve: reserve, threads: threads)
+        return budget
     }
 
     /// The `--metrics-listen` listener; a failure names the option.
