@@ -7,8 +7,9 @@ import PulseSystem
 import Synchronization
 
 /// The white-label app configs named by index.json (`appconfig: { slug: { packageVersion } }`). index.json is
-/// read again whenever its identity (device, inode, size, modification and change time) changes, so a rebuild
-/// is served without a restart, and on SIGHUP. When it cannot be read or parsed (deleted, half-copied,
+/// read again whenever its identity (device, inode, size, modification and change time) changes, looked at
+/// once per `recheck` interval at most (a `stat` costs more than the rest of an app-config answer), so a rebuild
+/// is served within that interval without a restart, and at once on SIGHUP and on `/healthz`. When it cannot be read or parsed (deleted, half-copied,
 /// garbage), the last good index stays in use, the problem is logged once (again only when it changes), and
 /// `/healthz` reports it.
 final class AppConfigStore: Sendable {
@@ -64,22 +65,32 @@ final class AppConfigStore: Sendable {
     }
 
     let package: PublicFolder
+    /// index.json's path, worked out once: `URL.path` costs tens of thousands of instructions, and every
+    /// app-config request looks at the file.
+    private let indexPath: String
     let maxAge: Int
     let headers: OriginHeaders
     let alarm: @Sendable (String) -> Void
     private let state: Mutex<State>
     /// One reader of index.json at a time, so a change is logged once.
     private let reading = Mutex(())
+    /// How long index.json's identity is trusted before it is looked at again (0: on every request).
+    private let recheckNanoseconds: UInt64
+    /// When index.json was last looked at (monotonic nanoseconds).
+    private let lookedAt = Atomic<UInt64>(0)
 
     /// - Parameter index: the app configs of index.json as read at start-up (`readIndex`).
     init(package: PublicFolder, index: [String: String], maxAge: Int, headers: OriginHeaders,
-         alarm: @escaping @Sendable (String) -> Void) {
+         recheckNanoseconds: UInt64, alarm: @escaping @Sendable (String) -> Void) {
         self.package = package
+        indexPath = package.indexURL.path
+        self.recheckNanoseconds = recheckNanoseconds
         self.maxAge = maxAge
         self.headers = headers
         self.alarm = alarm
-        let seen: Seen = (try? FileStatus.of(path: package.indexURL.path)).map { .file($0) } ?? .nothing
+        let seen: Seen = (try? FileStatus.of(path: indexPath)).map { .file($0) } ?? .nothing
         state = Mutex(State(versions: index, seen: seen))
+        lookedAt.store(SystemClock.monotonicNanoseconds(), ordering: .relaxed)
     }
 
     /// The app configs named by index.json (org slug → packageVersion). The one place that reads the index's
@@ -90,10 +101,18 @@ final class AppConfigStore: Sendable {
     }
 
     /// Reads index.json again if its identity changed (always when `force`); returns the problem with the file
-    /// on disk, nil when the index in use is the one on disk.
+    /// on disk, nil when the index in use is the one on disk. Its identity is looked at once per recheck interval,
+    /// or now when `lookNow` (or `force`).
     @discardableResult
-    func refresh(force: Bool = false) -> String? {
-        let path = package.indexURL.path
+    func refresh(force: Bool = false, lookNow: Bool = false) -> String? {
+        let now = SystemClock.monotonicNanoseconds()
+        if !force, !lookNow, recheckNanoseconds > 0 {
+            let last = lookedAt.load(ordering: .relaxed)
+            // A clock read before another thread stamped `last` is not older than it (`now < last`).
+            if now < last || now - last < recheckNanoseconds { return state.withLock { $0.problem } }
+        }
+        lookedAt.store(now, ordering: .relaxed)
+        let path = indexPath
         let seen = Self.look(at: path)
         if !force, let unchanged = state.withLock({ $0.seen == seen ? Optional($0.problem) : nil }) { return unchanged }
         return reading.withLock { _ -> String? in
@@ -142,7 +161,7 @@ final class AppConfigStore: Sendable {
         do { return .file(try FileStatus.of(path: path)) } catch { return .error(error.code) }
     }
 
-    /// The current config of org `slug`.
+    /// The current config of org `slug` (index.json looked at again when the recheck interval has passed).
     func lookup(_ slug: String) -> Lookup {
         guard Self.isValidSlug(slug) else { return .unknown }
         refresh()

@@ -20,12 +20,20 @@ extension Origin {
 
     /// The first value of `name` in an `a=1&b=2` query, percent-decoded; nil if absent or badly escaped.
     static func queryValue(_ name: String, in query: ArraySlice<UInt8>) -> String? {
+        let key = Array(name.utf8)
         for pair in query.split(separator: 0x26, omittingEmptySubsequences: true) {
             let parts = pair.split(separator: 0x3d, maxSplits: 1, omittingEmptySubsequences: false)
-            guard let key = percentDecode(parts[0]), key == name else { continue }
-            return parts.count > 1 ? percentDecode(parts[1]) : ""
+            guard isPlain(parts[0]) ? parts[0].elementsEqual(key) : percentDecode(parts[0]) == name else { continue }
+            guard parts.count > 1 else { return "" }
+            // The usual value (`org=acme`) needs no decoding: one String straight from the bytes.
+            return isPlain(parts[1]) ? String(decoding: parts[1], as: UTF8.self) : percentDecode(parts[1])
         }
         return nil
+    }
+
+    /// No `%` or `+` and nothing beyond ASCII: the bytes are the text.
+    private static func isPlain(_ bytes: ArraySlice<UInt8>) -> Bool {
+        !bytes.contains { $0 == 0x25 || $0 == 0x2b || $0 >= 0x80 }
     }
 
     private static func percentDecode(_ bytes: ArraySlice<UInt8>) -> String? {

@@ -58,7 +58,8 @@ public final class Origin: HTTPResponder {
             verifier: Verifier(lanes: configuration.verifyThreads, maxQueued: max(1, configuration.verifyQueue), willHash: willHash),
             alarm: alarm)
         appConfigs = AppConfigStore(
-            package: package, index: index, maxAge: configuration.appconfigMaxAge, headers: headers, alarm: alarm)
+            package: package, index: index, maxAge: configuration.appconfigMaxAge, headers: headers,
+            recheckNanoseconds: UInt64(max(0, configuration.recheckSeconds) * 1e9), alarm: alarm)
         notFound = SharedResponse(headers.uncacheable(404, "not found\n"))
         let allow = HTTPHeader("Allow", "GET, HEAD, OPTIONS")
         notAllowed = SharedResponse(headers.uncacheable(405, "method not allowed\n", extra: [allow]))
@@ -87,26 +88,31 @@ public final class Origin: HTTPResponder {
 
     public func respond(to request: HTTPRequest) -> HTTPResponse {
         let target = request.target
-        let queryStart = target.firstIndex(of: 0x3f) ?? target.count
-        let isAsset = target.count >= Self.assetPrefix.count && target[..<Self.assetPrefix.count].elementsEqual(Self.assetPrefix)
-        let isAppConfig = target[..<queryStart].elementsEqual(Self.appconfigPath)
-        let isHealth = target[..<queryStart].elementsEqual(Self.healthPath)
-        let isProbe = Readiness.isProbe(target[..<queryStart])
-        guard isAsset || isAppConfig || isHealth || isProbe else { return HTTPResponse(notFound, note: "no-route") }
-        guard request.method == .get || request.method == .head else {
-            if request.method == .options && !isHealth && !isProbe { return preflight(request) }
-            return HTTPResponse(notAllowed, note: "-")
-        }
-        if isAsset {
+        // Blobs first: nearly every request is one, and it needs no other route compared.
+        if target.count >= Self.assetPrefix.count && target[..<Self.assetPrefix.count].elementsEqual(Self.assetPrefix) {
+            guard request.method == .get || request.method == .head else { return refused(request, isHealthOrProbe: false) }
             // Exactly 64 lowercase hex digits and nothing else: no query, no slash, no escapes.
             guard let digest = BlobDigest(hex: target, from: Self.assetPrefix.count) else {
                 return HTTPResponse(notFound, note: "bad-name")
             }
             return asset(digest, request)
         }
+        let queryStart = target.firstIndex(of: 0x3f) ?? target.count
+        let path = target[..<queryStart]
+        let isAppConfig = path.elementsEqual(Self.appconfigPath)
+        let isHealth = !isAppConfig && path.elementsEqual(Self.healthPath)
+        let isProbe = !isAppConfig && !isHealth && Readiness.isProbe(path)
+        guard isAppConfig || isHealth || isProbe else { return HTTPResponse(notFound, note: "no-route") }
+        guard request.method == .get || request.method == .head else { return refused(request, isHealthOrProbe: !isAppConfig) }
         if isHealth { return health() }
-        if isProbe { return readiness.answer(target[..<queryStart]) { ready() } }
+        if isProbe { return readiness.answer(path) { ready() } }
         return appconfig(query: target[min(queryStart + 1, target.count)...], request)
+    }
+
+    /// A method other than GET and HEAD: the CORS preflight on the asset and appconfig routes, 405 otherwise.
+    private func refused(_ request: HTTPRequest, isHealthOrProbe: Bool) -> HTTPResponse {
+        if request.method == .options && !isHealthOrProbe { return preflight(request) }
+        return HTTPResponse(notAllowed, note: "-")
     }
 
     /// OPTIONS on the asset and appconfig routes: the CORS preflight a browser sends before a cross-origin GET
@@ -120,7 +126,7 @@ public final class Origin: HTTPResponder {
     /// unusable and the last good index is being served.
     private func health() -> HTTPResponse {
         if let missing = folderMissing() { return missing }
-        if let problem = appConfigs.refresh() {
+        if let problem = appConfigs.refresh(lookNow: true) {
             return headers.uncacheable(200, "degraded: \(problem); serving the last good index\n")
         }
         return HTTPResponse(healthy, note: "-")

@@ -17,8 +17,8 @@ public struct OriginConfiguration: Sendable {
     public var verifyThreads: Int = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount / 2))
     /// Blobs waiting for (or in) verification at most; first requests for more get 503 with Retry-After.
     public var verifyQueue: Int = 64
-    /// Seconds a known blob's file identity is trusted before it is looked at again (replaced or removed files
-    /// are noticed within this time).
+    /// Seconds a known blob's file identity, and index.json's, is trusted before it is looked at again (replaced
+    /// or removed files are noticed within this time; 0 looks on every request).
     public var recheckSeconds: Double = 1
     /// max-age of the appconfig answers.
     public var appconfigMaxAge: Int = 60

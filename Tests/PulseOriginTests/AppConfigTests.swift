@@ -50,7 +50,7 @@ import Testing
     @Test func rebuildIsPickedUpWithoutRestart() throws {
         let package = try TestPackage.publicPart()
         let first = try package.addAppConfig("acme", json: acme)
-        let origin = try package.origin()
+        let origin = try package.origin { $0.recheckSeconds = 0 }
         #expect(get(origin, "/api/sync/appconfig?org=acme").header("ETag") == "\"\(first)\"")
         #expect(get(origin, "/api/sync/appconfig?org=globex").status == 404)
         let second = try package.addAppConfig("acme", json: acme.replacingOccurrences(of: "dark", with: "light"))
@@ -60,6 +60,24 @@ import Testing
         #expect(String(decoding: try bodyBytes(response), as: UTF8.self).contains("light"))
         #expect(get(origin, "/api/sync/appconfig?org=acme", ["If-None-Match": "\"\(first)\""]).status == 200)
         #expect(get(origin, "/api/sync/appconfig?org=globex").status == 200)
+    }
+
+    /// index.json is looked at once per `--recheck` interval, not on every request (a stat costs more than the rest
+    /// of the answer): a rebuild is served once the interval has passed, and at once after /healthz.
+    @Test func aRebuildIsSeenWithinTheRecheckInterval() throws {
+        let package = try TestPackage.publicPart()
+        let first = try package.addAppConfig("acme", json: acme)
+        let origin = try package.origin { $0.recheckSeconds = 2 }
+        #expect(get(origin, "/api/sync/appconfig?org=acme").header("ETag") == "\"\(first)\"")
+        let changedAt = Date()
+        let second = try package.addAppConfig("acme", json: acme.replacingOccurrences(of: "dark", with: "light"))
+        let early = get(origin, "/api/sync/appconfig?org=acme").header("ETag")
+        // Only meaningful when this thread was not held up for the whole interval.
+        if Date().timeIntervalSince(changedAt) < 1.5 { #expect(early == "\"\(first)\"", "looked at before the interval passed") }
+        #expect(eventually(within: 4) { get(origin, "/api/sync/appconfig?org=acme").header("ETag") == "\"\(second)\"" })
+        let third = try package.addAppConfig("acme", json: acme.replacingOccurrences(of: "dark", with: "contrast"))
+        #expect(try bodyBytes(get(origin, "/healthz")) == Array("ok\n".utf8))
+        #expect(get(origin, "/api/sync/appconfig?org=acme").header("ETag") == "\"\(third)\"", "/healthz looks at once")
     }
 
     @Test func startupChecksThePackageFolder() throws {

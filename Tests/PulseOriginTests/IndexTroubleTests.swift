@@ -11,7 +11,7 @@ import Testing
         let package = try TestPackage.publicPart()
         let version = try package.addAppConfig("acme", json: #"{"org":"acme"}"#)
         let alarms = AlarmLog()
-        let origin = try package.origin(alarms: alarms)
+        let origin = try package.origin({ $0.recheckSeconds = 0 }, alarms: alarms)
         #expect(get(origin, "/api/sync/appconfig?org=acme").status == 200)
         try FileManager.default.removeItem(at: package.publicRoot.appendingPathComponent("index.json"))
         for _ in 0..<10 {
@@ -38,7 +38,7 @@ import Testing
         let package = try TestPackage.publicPart()
         try package.addAppConfig("acme", json: #"{"org":"acme"}"#)
         let alarms = AlarmLog()
-        let origin = try package.origin(alarms: alarms)
+        let origin = try package.origin({ $0.recheckSeconds = 0 }, alarms: alarms)
         try package.replaceIndex(with: "not json")
         for _ in 0..<20 { #expect(get(origin, "/api/sync/appconfig?org=acme").status == 200) }
         #expect(get(origin, "/api/sync/appconfig?org=globex").status == 404)
