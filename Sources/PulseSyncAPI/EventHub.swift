@@ -144,6 +144,7 @@ public final class EventHub: Sendable {
     /// version. Done under the hub's lock, so no change can slip between the snapshot and the stream's
     /// first event.
     ///
+    /// A stream resumed with `lastEventId` replaces the device's oldest stream on this session (a reconnect).
     /// A device enrolled with a registration token (`token`, its listing id) counts against that token's cap
     /// (`maxStreams`, across sessions, in this process): at the cap, a device that already holds a stream on
     /// this session replaces its oldest one (a reconnect), any other stream is refused.
@@ -187,9 +188,13 @@ public final class EventHub: Sendable {
             entry.byDevice[device, default: []].append(key)
             state.count += 1
             if let token { state.byToken[token, default: 0] += 1 }
-            // A device holds a few streams at most, the oldest go; when its token is at its cap, the new stream
-            // replaces its oldest one (a reconnect), so the token's count does not grow.
-            let allowed = full ? min(mine.count, configuration.streamsPerDevice) : configuration.streamsPerDevice
+            // A device holds a few streams at most, the oldest go. A stream resumed with Last-Event-ID is the
+            // device coming back after a drop, whose old stream the server may not have noticed yet (a phone
+            // that lost the Wi-Fi sends no reset; a suspended stream is looked at only at its heartbeat): it
+            // replaces the device's oldest stream, so a venue-wide reconnect wave does not hold every stream
+            // twice. So does any new stream when the device's token is at its cap.
+            let replaces = full || lastEventId != nil
+            let allowed = replaces ? max(1, min(mine.count, configuration.streamsPerDevice)) : configuration.streamsPerDevice
             if let held = entry.byDevice[device], held.count > allowed {
                 extra = held.prefix(held.count - allowed).compactMap { entry.subscribers[$0]?.stream }
             }

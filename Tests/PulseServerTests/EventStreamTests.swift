@@ -177,4 +177,26 @@ final class EventReader {
         #expect(eventually(within: 2) { harness.sync.openStreams == 2 })
         #expect(try streams[0].next(5).isEmpty && streams[0].ended)
     }
+
+    /// A venue's Wi-Fi drops: phones reconnect with Last-Event-ID while the server still holds their old
+    /// streams (no reset reached it). Each resumed stream replaces the device's old one at once, instead of
+    /// both being held until the old one's heartbeat fails; a stream without Last-Event-ID adds one.
+    @Test func aResumedStreamReplacesTheDevicesOldOne() throws {
+        let harness = try SyncHarness()
+        try harness.seed(["talk"], state: .live)
+        let device = try harness.device(for: .session("talk"))
+        let first = try EventReader(harness, device: device, session: "talk")
+        let events = try first.next(2)
+        let last = try #require(events.last?.id)
+        let second = try EventReader(harness, device: device, session: "talk")
+        _ = try second.next(2)
+        #expect(eventually(within: 2) { harness.sync.openStreams == 2 }, "a second stream of its own is allowed")
+        let resumed = try EventReader(harness, device: device, session: "talk", lastEventId: last)
+        #expect(try resumed.next().map(\.name) == ["manifest"])
+        #expect(try first.next(5).isEmpty && first.ended, "the oldest stream is closed by the resumed one")
+        #expect(eventually(within: 2) { harness.sync.openStreams == 2 })
+        _ = try harness.storage.advance(sessionId: "talk", to: 2, at: harness.clock.seconds)
+        #expect(try resumed.next().map(\.name) == ["advance"])
+        #expect(try second.next().map(\.name) == ["advance"])
+    }
 }
