@@ -15,6 +15,20 @@
 //                                                             app does, timed until the answer is complete;
 //                                                             TRIGGER "-": another advances (the console test's
 //                                                             browser), its CLOCK_MONOTONIC time read from stdin
+//   bench-server-load wave  PORT REQUESTS FIRST SECOND SHOWN WAVE_MS
+//                                                             a venue's Wi-Fi hiccup: one event stream per request;
+//                                                             once every stream has its snapshot, sends FIRST (an
+//                                                             advance) and waits until every stream has it; then
+//                                                             drops every stream at once (a reset each) and
+//                                                             reconnects them spread evenly over WAVE_MS, each with
+//                                                             Last-Event-ID: the id of the last event it had;
+//                                                             halfway through sends SECOND (the advance to SHOWN).
+//                                                             Times from the drop until each device's stream has
+//                                                             the advance to SHOWN (p50, p99, max), and from when
+//                                                             it could have it (its reconnect, or the advance if
+//                                                             later) until it has it (lag), and counts the
+//                                                             streams refused (an answer other than 200, or no
+//                                                             connection) and the devices that never got it
 //
 // REQUESTS and TRIGGER are files of raw requests separated by NUL bytes. Output: key=value lines, among them
 // the errors as wrk counts them: errors_connect (the connection could not be made), errors_read (the server
@@ -502,9 +516,298 @@ static int run_sse(const char *trigger_path, const char *fetch_path) {
     return 0;
 }
 
+// MARK: wave
+
+/// The events of one stream as they arrive: the HTTP head, then the chunked body, then SSE lines. Only what the
+/// wave needs: the status, each event's id, name and (for an advance) its maxShown.
+typedef struct {
+    int phase;            // 0 head, 1 chunk size line, 2 chunk data, 3 the CRLF after a chunk, 4 ended
+    size_t chunk_left;
+    char tail[4];         // the last bytes of the head, to find its end across reads
+    int status;
+    char status_line[16]; size_t status_used;
+    char size_line[32]; size_t size_used;
+    char line[1024]; size_t line_used;
+    long long id, last_id;  // the id of the event being read; of the last complete event
+    int event;              // 0 other, 1 advance, 2 manifest
+    long shown;
+} SSE;
+
+enum { EVENT_NONE, EVENT_ADVANCE, EVENT_MANIFEST };
+
+/// Takes one complete SSE line; returns the event a blank line completes (EVENT_NONE otherwise), its maxShown in
+/// *shown.
+static int sse_line(SSE *p, long *shown) {
+    char *line = p->line;
+    line[p->line_used] = 0;
+    if (p->line_used > 0 && line[p->line_used - 1] == '\r') line[--p->line_used] = 0;
+    int completed = EVENT_NONE;
+    if (p->line_used == 0) {
+        if (p->event != EVENT_NONE || p->id >= 0) p->last_id = p->id >= 0 ? p->id : p->last_id;
+        completed = p->event;
+        *shown = p->shown;
+        p->event = EVENT_NONE, p->shown = -1, p->id = -1;
+    } else if (strncmp(line, "id: ", 4) == 0) {
+        p->id = atoll(line + 4);
+    } else if (strncmp(line, "event: ", 7) == 0) {
+        p->event = strcmp(line + 7, "advance") == 0 ? EVENT_ADVANCE : strcmp(line + 7, "manifest") == 0 ? EVENT_MANIFEST : 3;
+    } else if (strncmp(line, "data: ", 6) == 0) {
+        char *found = strstr(line, "\"maxShown\":");
+        if (found) p->shown = atol(found + 11);
+    }
+    p->line_used = 0;
+    return completed;
+}
+
+/// Feeds bytes from `data` until one advance or manifest event is complete (returned, its maxShown in *shown) or
+/// the bytes run out (EVENT_NONE); *consumed grows by what was read.
+static int sse_feed(SSE *p, const char *data, size_t length, size_t *consumed, long *shown) {
+    for (size_t i = 0; i < length; i++) {
+        char byte = data[i];
+        switch (p->phase) {
+        case 0:
+            if (p->status_used < sizeof p->status_line - 1) {
+                p->status_line[p->status_used++] = byte;
+                if (p->status_used == 12) p->status = atoi(p->status_line + 9);
+            }
+            memmove(p->tail, p->tail + 1, 3);
+            p->tail[3] = byte;
+            if (memcmp(p->tail, "\r\n\r\n", 4) == 0) p->phase = 1;
+            break;
+        case 1:
+            if (byte == '\n') {
+                p->size_line[p->size_used] = 0;
+                p->chunk_left = strtoul(p->size_line, NULL, 16);
+                p->size_used = 0;
+                p->phase = p->chunk_left ? 2 : 4;
+            } else if (p->size_used < sizeof p->size_line - 1) {
+                p->size_line[p->size_used++] = byte;
+            }
+            break;
+        case 2: {
+            int event = EVENT_NONE;
+            if (byte == '\n') event = sse_line(p, shown);
+            else if (p->line_used < sizeof p->line - 2) p->line[p->line_used++] = byte;
+            if (--p->chunk_left == 0) p->phase = 3;
+            if (event == EVENT_ADVANCE || event == EVENT_MANIFEST) { *consumed += i + 1; return event; }
+            break;
+        }
+        case 3:
+            if (byte == '\n') p->phase = 1;
+            break;
+        default:
+            break;
+        }
+    }
+    *consumed += length;
+    return EVENT_NONE;
+}
+
+typedef struct {
+    int fd;
+    size_t sent;
+    char *request;      // the request sent on this connection (with Last-Event-ID after the drop)
+    size_t length;
+    SSE sse;
+    int ready;          // has its snapshot (the first manifest event)
+    int has_first;      // has the first advance
+    int has_latest;     // has the advance to SHOWN after the drop
+    int closed;
+    int refused;
+    double reconnected;  // when it connected again after the drop
+} Stream;
+
+/// The wave's streams and what it counts.
+typedef struct {
+    int epoll;
+    Stream *all;
+    size_t count;
+    Errors errors;
+    long first, latest;   // the maxShown of the advance before the drop, and of the one during the wave
+    double *arrived;      // seconds from the drop until each device had the latest advance (during the wave)
+    double *lag;          // seconds from when it could have it (its reconnect, or the advance if later) until it had it
+    size_t arrived_count;
+    double dropped;       // 0 before the drop
+    double advanced;      // when the latest advance was sent (0 before)
+} Wave;
+
+static void wave_event(Wave *w, Stream *s, int event, long shown) {
+    if (event == EVENT_MANIFEST) s->ready = 1;
+    if (event != EVENT_ADVANCE) return;
+    if (shown == w->first) s->has_first = 1;
+    if (shown == w->latest && w->dropped > 0 && !s->has_latest) {
+        s->has_latest = 1;
+        double t = now(), from = s->reconnected > w->advanced ? s->reconnected : w->advanced;
+        w->lag[w->arrived_count] = t - from;
+        w->arrived[w->arrived_count++] = t - w->dropped;
+    }
+}
+
+static void stream_connect(Wave *w, Stream *s, size_t index) {
+    s->fd = connect_nonblocking();
+    s->sent = 0, s->closed = 0;
+    memset(&s->sse, 0, sizeof s->sse);
+    s->sse.id = -1, s->sse.last_id = -1, s->sse.shown = -1;
+    if (s->fd < 0) { s->closed = 1, s->refused = 1, w->errors.connect++; return; }
+    struct epoll_event event = {.events = EPOLLOUT | EPOLLIN, .data.u64 = index};
+    epoll_ctl(w->epoll, EPOLL_CTL_ADD, s->fd, &event);
+}
+
+static void stream_end(Wave *w, Stream *s) {
+    s->closed = 1, s->refused = 1;
+    epoll_ctl(w->epoll, EPOLL_CTL_DEL, s->fd, NULL);
+}
+
+/// Sends a raw request over a new connection and reads nothing back (the staff advance); returns its socket.
+static int send_trigger(Request *trigger) {
+    int fd = connect_nonblocking();
+    if (fd < 0) return -1;
+    fd_set set;
+    FD_ZERO(&set);
+    FD_SET(fd, &set);
+    struct timeval timeout = {5, 0};
+    select(fd + 1, NULL, &set, NULL, &timeout);
+    send(fd, trigger->data, trigger->length, MSG_NOSIGNAL);
+    return fd;
+}
+
+/// Sends and reads on the streams until `until`, or until `done` says every stream is where it should be.
+static void pump(Wave *w, double until, int (*done)(const Stream *)) {
+    struct epoll_event events[1024];
+    char buffer[16384];
+    while (now() < until) {
+        if (done) {
+            size_t settled = 0;
+            for (size_t i = 0; i < w->count; i++) settled += w->all[i].closed || done(&w->all[i]);
+            if (settled == w->count) return;
+        }
+        int ready = epoll_wait(w->epoll, events, 1024, 5);
+        for (int e = 0; e < ready; e++) {
+            Stream *s = &w->all[events[e].data.u64];
+            if (s->closed) continue;
+            if ((events[e].events & EPOLLOUT) && s->sent < s->length) {
+                ssize_t wrote = send(s->fd, s->request + s->sent, s->length - s->sent, MSG_NOSIGNAL);
+                if (wrote > 0) s->sent += wrote;
+                if (wrote < 0 && errno != EAGAIN) {
+                    if (s->sent == 0 && connect_failed(errno)) w->errors.connect++; else w->errors.write++;
+                    stream_end(w, s);
+                } else if (s->sent == s->length) {
+                    struct epoll_event event = {.events = EPOLLIN, .data.u64 = events[e].data.u64};
+                    epoll_ctl(w->epoll, EPOLL_CTL_MOD, s->fd, &event);
+                }
+                continue;
+            }
+            ssize_t got = recv(s->fd, buffer, sizeof buffer, 0);
+            if (got < 0 && errno == EAGAIN) continue;
+            if (got <= 0) { w->errors.read++; stream_end(w, s); continue; }
+            int had_status = s->sse.status;
+            size_t consumed = 0;
+            while (consumed < (size_t)got) {
+                // Feed up to one complete event at a time, so each is timed when it is read.
+                long shown = -1;
+                int event = sse_feed(&s->sse, buffer + consumed, (size_t)got - consumed, &consumed, &shown);
+                if (event != EVENT_NONE) wave_event(w, s, event, shown);
+            }
+            if (!had_status && s->sse.status) {
+                count_status(&w->errors, s->sse.status);
+                if (s->sse.status != 200) stream_end(w, s);
+            }
+        }
+    }
+}
+
+/// Streams refused (or broken) after the drop before they had the latest advance.
+static size_t refused_count(const Wave *w) {
+    size_t refused = 0;
+    for (size_t i = 0; i < w->count; i++) refused += w->all[i].refused && !w->all[i].has_latest;
+    return refused;
+}
+
+static int is_ready(const Stream *s) { return s->ready; }
+static int has_first(const Stream *s) { return s->has_first; }
+
+static int run_wave(const char *first_path, const char *second_path, long shown, double wave_ms) {
+    size_t first_count = 0, second_count = 0;
+    Request *first = load(first_path, &first_count), *second = load(second_path, &second_count);
+    Wave w = {.epoll = epoll_create1(EPOLL_CLOEXEC), .count = request_count, .first = shown - 1, .latest = shown};
+    w.all = calloc(w.count, sizeof(Stream));
+    w.arrived = malloc(w.count * sizeof(double));
+    w.lag = malloc(w.count * sizeof(double));
+    double cpu0 = cpu_seconds();
+
+    // 1. Every stream open, with its snapshot.
+    double opened = now();
+    for (size_t i = 0; i < w.count; i++) {
+        w.all[i].request = requests[i].data, w.all[i].length = requests[i].length;
+        stream_connect(&w, &w.all[i], i);
+        if (i % 256 == 255) usleep(2000);
+    }
+    pump(&w, opened + 120, is_ready);
+    size_t open_count = 0;
+    for (size_t i = 0; i < w.count; i++) open_count += w.all[i].ready && !w.all[i].closed;
+    printf("streams_ready=%zu\nopen_seconds=%.2f\n", open_count, now() - opened);
+
+    // 2. The first advance reaches every stream.
+    int trigger_fd = send_trigger(&first[0]);
+    pump(&w, now() + 60, has_first);
+    if (trigger_fd >= 0) close(trigger_fd);
+    size_t with_first = 0;
+    for (size_t i = 0; i < w.count; i++) with_first += w.all[i].has_first;
+    printf("first_advance_received=%zu\n", with_first);
+    fflush(stdout);
+
+    // 3. The drop: every stream reset at once. Then each reconnects at its moment with Last-Event-ID (the id of
+    //    the last event it had), the second advance sent halfway through the wave.
+    w.dropped = now();
+    double wave = wave_ms / 1e3;
+    for (size_t i = 0; i < w.count; i++) {
+        if (!w.all[i].closed) { epoll_ctl(w.epoll, EPOLL_CTL_DEL, w.all[i].fd, NULL); close(w.all[i].fd); }
+        w.all[i].closed = 1;
+    }
+    w.errors = (Errors){0};
+    size_t launched = 0;
+    double second_at = 0;
+    trigger_fd = -1;
+    while (now() < w.dropped + wave + 30) {
+        double t = now();
+        while (launched < w.count && w.dropped + wave * launched / w.count <= t) {
+            Stream *s = &w.all[launched];
+            long long last = s->sse.last_id;
+            size_t base = requests[launched].length - 2;  // up to the blank line that ends the head
+            char header[64];
+            int extra = last >= 0 ? snprintf(header, sizeof header, "Last-Event-ID: %lld\r\n", last) : 0;
+            s->request = malloc(base + extra + 2);
+            memcpy(s->request, requests[launched].data, base);
+            memcpy(s->request + base, header, extra);
+            memcpy(s->request + base + extra, "\r\n", 2);
+            s->length = base + extra + 2;
+            s->refused = 0, s->ready = 0, s->reconnected = now();
+            stream_connect(&w, s, launched);
+            launched++;
+        }
+        if (second_at == 0 && t >= w.dropped + wave / 2) {
+            w.advanced = now();
+            trigger_fd = send_trigger(&second[0]);
+            second_at = w.advanced;
+        }
+        if (launched == w.count && second_at > 0 && w.arrived_count + refused_count(&w) == w.count) break;
+        pump(&w, now() + 0.005, NULL);
+    }
+    if (trigger_fd >= 0) close(trigger_fd);
+    size_t refused = refused_count(&w);
+    printf("reconnected=%zu\nrefused=%zu\nlatest_received=%zu\nmissed=%zu\nsecond_advance_after_s=%.2f\ngenerator_cpu_s=%.2f\n",
+           launched, refused, w.arrived_count, w.count - w.arrived_count, second_at - w.dropped, cpu_seconds() - cpu0);
+    percentiles("latest", w.arrived, w.arrived_count);
+    percentiles("lag", w.lag, w.arrived_count);
+    w.errors.timeout = (long)(w.count - w.arrived_count - refused);
+    print_errors(&w.errors);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc < 5) {
-        fprintf(stderr, "usage: %s rate PORT REQUESTS CONNECTIONS SECONDS | burst PORT REQUESTS SPREAD_MS | sse PORT REQUESTS TRIGGER\n", argv[0]);
+        fprintf(stderr, "usage: %s rate PORT REQUESTS CONNECTIONS SECONDS | burst PORT REQUESTS SPREAD_MS | sse PORT REQUESTS TRIGGER"
+                        " | wave PORT REQUESTS FIRST SECOND SHOWN WAVE_MS\n", argv[0]);
         return 64;
     }
     raise_limit();
@@ -514,6 +817,7 @@ int main(int argc, char **argv) {
     if (strcmp(argv[1], "rate") == 0 && argc == 6) return run_rate(atoi(argv[4]), atof(argv[5]));
     if (strcmp(argv[1], "burst") == 0) return run_burst(atof(argv[4]));
     if (strcmp(argv[1], "sse") == 0) return run_sse(argv[4], argc > 5 ? argv[5] : NULL);
+    if (strcmp(argv[1], "wave") == 0 && argc == 8) return run_wave(argv[4], argv[5], atol(argv[6]), atof(argv[7]));
     fprintf(stderr, "unknown mode %s\n", argv[1]);
     return 64;
 }
