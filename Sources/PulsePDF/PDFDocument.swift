@@ -1,5 +1,6 @@
 import CQPDF
 import Foundation
+import Synchronization
 
 /// A PDF opened with libqpdf, from which single pages are written as standalone PDFs.
 ///
@@ -44,6 +45,7 @@ public final class PDFDocument {
         if count < 0 { throw PDFError.damaged(handle.takeError() ?? "cannot list pages") }
         pageCount = Int(count)
         self.handle = handle
+        handle.input?.dropResidentPages()  // what opening read: the page tree, all through the file
     }
 
     /// Page `index` (from 0) as a standalone one-page PDF carrying only what the page draws, in a
@@ -53,8 +55,22 @@ public final class PDFDocument {
     ///   fallback to another writer: any other way of writing the page would not isolate it.
     public func page(_ index: Int) throws -> [UInt8] {
         precondition(index >= 0 && index < pageCount, "page index out of range")
+        // A mapped input's pages leave this process's memory after the first page (setting up the writer reads
+        // every object's dictionary, all through the file) and then every 32 pages: memory stays flat however
+        // large the deck (the pages stay in the page cache, and are mapped again if read again).
+        defer {
+            pagesSinceDrop += 1
+            if pagesSinceDrop == 32 || !droppedAfterSetup {
+                handle.input?.dropResidentPages()
+                pagesSinceDrop = 0
+                droppedAfterSetup = true
+            }
+        }
         return try writer.write(page: index)
     }
+
+    private var pagesSinceDrop = 0
+    private var droppedAfterSetup = false
 
     /// Page `index` written by `PageWriter` (what `page(_:)` returns).
     func pageWrittenByPageWriter(_ index: Int) throws -> [UInt8] {
@@ -69,43 +85,86 @@ public final class PDFBytes: @unchecked Sendable {  // @unchecked: written once 
     let buffer: UnsafeMutableRawBufferPointer
     /// How many bytes the PDF has.
     public let count: Int
+    /// The buffer is the file mapped read-only, not memory of our own.
+    private let isMapped: Bool
 
     public init(_ bytes: some ContiguousBytes) {
-        count = bytes.withUnsafeBytes(\.count)
-        buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count, 1), alignment: 1)
+        let count = bytes.withUnsafeBytes(\.count)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count, 1), alignment: 1)
         bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }
+        self.count = count
+        self.buffer = buffer
+        isMapped = false
     }
 
-    /// The bytes of the file at `path`, read straight into the buffer (no second copy of a large deck
-    /// while it is read). A file that grows while it is read is read to the size it had when opened.
-    public init(readingFile path: String) throws(PDFReadError) {
+    /// The file at `path`, mapped read-only rather than read: the deck's bytes stay in the page cache, where
+    /// the kernel can drop what was read (`dropResidentPages`), so a 2,000-slide deck does not hold its whole
+    /// file in the process's memory. A mapped file that shrinks while it is read (re-exported in place)
+    /// would stop the process with SIGBUS: it prints `changedWhileRead` as one line and exits 1 instead.
+    /// - Throws: `PDFReadError` when the file cannot be opened or mapped.
+    public init(mappingFile path: String, changedWhileRead: String) throws(PDFReadError) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw PDFReadError(errno: errno) }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw PDFReadError(errno: errno) }
         let size = max(Int(info.st_size), 0)
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(size, 1), alignment: 1)
-        var done = 0
-        while done < size {
-            let got = read(fd, buffer.baseAddress! + done, size - done)
-            if got < 0 && errno == EINTR { continue }
-            if got < 0 {
-                let failure = errno
-                buffer.deallocate()
-                throw PDFReadError(errno: failure)
-            }
-            if got == 0 { break }
-            done += got
+        guard size > 0 else {  // nothing to map: an empty buffer, which no PDF check accepts
+            buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1, alignment: 1)
+            count = 0
+            isMapped = false
+            return
         }
-        self.buffer = buffer
-        count = done
+        ChangedWhileRead.install(changedWhileRead)
+        guard let address = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), address != MAP_FAILED else {
+            throw PDFReadError(errno: errno)
+        }
+        // Only the pages read: opening a deck reads every page's dictionary, scattered through the file, and
+        // the kernel's fault-around would map the file nearly whole.
+        _ = madvise(address, size, MADV_RANDOM)
+        buffer = UnsafeMutableRawBufferPointer(start: address, count: size)
+        count = size
+        isMapped = true
     }
 
-    deinit { buffer.deallocate() }
+    deinit {
+        if isMapped { munmap(buffer.baseAddress, buffer.count) } else { buffer.deallocate() }
+    }
+
+    /// Lets go of the mapped file's pages read so far (they stay in the page cache; a page read again is
+    /// mapped again): what keeps a large deck's memory flat. Nothing for bytes of our own.
+    public func dropResidentPages() {
+        if isMapped { _ = madvise(buffer.baseAddress, buffer.count, MADV_DONTNEED) }
+    }
 
     /// The first `count` bytes (all if there are fewer): a header to check.
     public func prefix(_ count: Int) -> [UInt8] { Array(buffer.prefix(min(max(count, 0), self.count))) }
+}
+
+/// SIGBUS from a mapped deck that shrank while it was read: one line saying so and exit status 1, not a crash
+/// report. What was being written is left as a killed build leaves it (the package as it was).
+enum ChangedWhileRead {
+    // Set before the handler is installed, then only read (by the handler).
+    nonisolated(unsafe) private static var line = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 1024)
+    nonisolated(unsafe) private static var length = 0
+    private static let installed = Mutex(false)
+
+    static func install(_ message: String) {
+        installed.withLock { installed in
+            let bytes = Array(message.utf8.prefix(line.count - 1)) + [0x0a]
+            _ = line.initialize(from: bytes)
+            length = bytes.count
+            guard !installed else { return }
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { _ in
+                _ = write(2, ChangedWhileRead.line.baseAddress, ChangedWhileRead.length)
+                _exit(1)
+            }
+            sigemptyset(&action.sa_mask)
+            sigaction(SIGBUS, &action, nil)
+            installed = true
+        }
+    }
 }
 
 /// Why a PDF file could not be read: the system's error.

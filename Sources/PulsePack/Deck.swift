@@ -54,7 +54,9 @@ struct Deck: Sendable {
 
     private static func openPDF(_ url: URL) throws -> Deck {
         let bytes: PDFBytes
-        do throws(PDFReadError) { bytes = try PDFBytes(readingFile: url.path) } catch {
+        do throws(PDFReadError) {
+            bytes = try PDFBytes(mappingFile: url.path, changedWhileRead: "pulse-pack: error: \(url.path): changed while it was being read (rewritten in place?); the package is as it was")
+        } catch {
             throw InputError(file: url.path, "cannot read (\(error))")
         }
         guard bytes.prefix(1024).firstRange(of: Array("%PDF-".utf8)) != nil else {

@@ -105,6 +105,53 @@ struct FaultTests {
         #expect(report.problems.isEmpty, "\(report.problems)")
         #expect(report.slidesDecrypted == 150)
     }
+
+    /// A PDF deck is mapped, not read: one rewritten in place while a build reads it (re-exported over the same
+    /// file) would stop the process with SIGBUS. Truncated at many moments, every build either completes or
+    /// ends with one line naming the file and exit status 1, never a signal, and the package stays whole.
+    @Test func aDeckTruncatedWhileItIsReadGivesOneLineNotACrash() throws {
+        let binary = Support.binary
+        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the pulse-pack executable first (swift build)")
+        let temporary = try TestFolder()
+        let folder = temporary.url
+        let out = folder.appendingPathComponent("pkg")
+        let original = folder.appendingPathComponent("original.pdf")
+        let script = Support.repository.appendingPathComponent("Scripts/samples/make-image-deck")
+        try #require(try Support.run(script.path, ["--pages", "400", "--out", original.path]) == 0)
+        let deck = folder.appendingPathComponent("deck.pdf")
+        let session = try Support.sessionFile(in: folder, deck: deck)
+        try FileManager.default.copyItem(at: original, to: deck)
+        try Support.build(session, out: out)
+        let previousIndex = try Data(contentsOf: out.appendingPathComponent("server/index.json"))
+
+        var caught = 0
+        for delay in [0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.6, 0.8] {
+            try? FileManager.default.removeItem(at: deck)
+            try FileManager.default.copyItem(at: original, to: deck)
+            // Another deck, so the build has something to write: the first page's text changes.
+            let process = Process()
+            process.executableURL = binary
+            process.arguments = ["build", session.path, "--out", out.path, "--quiet"]
+            process.environment = Support.environment
+            let errors = Pipe()
+            process.standardError = errors
+            try process.run()
+            Thread.sleep(forTimeInterval: delay)
+            #expect(truncate(deck.path, 100_000) == 0)
+            let lines = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+            process.waitUntilExit()
+            #expect(process.terminationReason == .exit, "after truncation at \(delay) s: killed by signal \(process.terminationStatus)")
+            if process.terminationStatus != 0 {
+                caught += 1
+                #expect(process.terminationStatus == 1 || process.terminationStatus == 65, "at \(delay) s: exit \(process.terminationStatus)")
+                #expect(lines.count == 1 && lines.first?.hasPrefix("pulse-pack: error: \(deck.path)") == true, "at \(delay) s: \(lines)")
+                #expect(try Data(contentsOf: out.appendingPathComponent("server/index.json")) == previousIndex)
+            }
+            let report = Verifier(package: out, keys: nil).run()
+            #expect(report.problems.isEmpty, "after truncation at \(delay) s: \(report.problems)")
+        }
+        #expect(caught > 0, "at least one truncation must land while the deck is being read")
+    }
 }
 
 extension FaultTests {
