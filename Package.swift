@@ -57,7 +57,6 @@ let package = Package(
         // Pure-Swift domain.
         target("PulseCore", ["PulseCrypto"]),
         target("PulseStore", ["PulseCore", "PulseCrypto", "PulseSystem"]),
-        target("PulseCommandLine", ["PulseCore", "PulseSystem"]),  // declared commands, typed options, one console and progress bar for every tool
         target("PulseHTML", ["PulseQR"]),  // the typed HTML/SVG builder (and QR codes as SVG nodes): text escaped by construction (docs/building-blocks.md)
         target("PulseLog", ["PulseCore", "PulseHTTPServer"]),  // both servers' log lines, text or OpenTelemetry-named JSON (--log-format)
         target("PulseMetrics", []),  // Prometheus registry: lock-free counters, gauges, histograms; /proc/self
@@ -84,7 +83,10 @@ let package = Package(
         // The reference app client (an app could embed it; the key behind `DeviceKey`), and the contract suite.
         target("PulseDevice", ["PulseAnswerSignature", "PulseCrypto", "PulseCore", "PulseStore", "PulseSystem"]),
         target("PulseConformance", ["PulseDevice", "PulseAnswerSignature", "PulseCrypto", "PulseCore", "PulseSystem"]),
-        // The command lines, one module per tool (restic's cmd/ apart from internal/): options, help, output.
+        // Command lines: the terminal code, above every library (restic's cmd/ apart from internal/). A library
+        // depends on none of them (Scripts/check/layering): PulseCommandLine, the parser and output every tool
+        // shares, then one module per tool with its options, help and output.
+        target("PulseCommandLine", ["PulseCore", "PulseSystem"]),  // declared commands, typed options, one console and progress bar for every tool
         target("PulseServerCLI", [
             "PulseServer", "PulseConsole", "PulseServerBackup", "PulseServerStorage", "PulseSyncAPI", "PulseStaffAPI", "PulseAge", "PulseCore", "PulseHTTPServer", "PulseOrigin", "PulsePostgres",
             "PulseCommandLine", "PulseLog", "PulseSystem", "PulseMetrics", "PulseObservability", "PulseServerMetrics",
