@@ -99,7 +99,7 @@ let package = Package(
 
         // Thin executables: parse arguments, call a library.
         .executableTarget(name: "pulse-pack", dependencies: ["PulsePackCLI"], swiftSettings: swiftSettings),
-        // push and gc: their own executable, so pulse-pack never loads libcurl (see PulsePack's OpsCommands).
+        // push and gc: their own executable, so pulse-pack never loads libcurl (PulsePackCLI's OpsCommands hands them over).
         .executableTarget(name: "pulse-pack-ops", dependencies: ["PulseOpsCLI"], swiftSettings: swiftSettings),
         .executableTarget(name: "pulse-origin", dependencies: ["PulseOriginCLI"], swiftSettings: swiftSettings),
         .executableTarget(name: "pulse-server", dependencies: ["PulseServerCLI"], swiftSettings: swiftSettings),
