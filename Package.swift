@@ -44,13 +44,13 @@ let package = Package(
 
         // Safe wrappers: the only modules that import C or touch unsafe pointers.
         target("PulseCrypto", ["COpenSSL"]),
-        target("PulsePDF", ["CQPDF", "CZlib", "PulseCrypto"]),
+        target("PulsePDF", ["CQPDF", "CZlib", "PulseCrypto", "PulseSystem"]),
         target("PulseImage", ["CZlib"]),
         target("PulseHTTPServer", ["CMicroHTTPD", "PulseSystem"]),
         target("PulseSystem", []),  // Condition (the one waiting idiom: a Mutex threads can wait on); files (atomic writes, locks, errno text: restic's internal/fs), processes, clocks, execv; a raw HTTP/1.1 client over a socket (pulse-conformance, pulse-device's event stream, the HTTP tests)
         target("PulseSQLite", ["CSQLite", "PulseSystem"]),
         target("PulsePostgres", ["CPostgres", "PulseSystem"]),
-        target("PulseQR", ["CQRencode"]),  // the module matrix from libqrencode (its SVG drawing is in PulseHTML)
+        target("PulseQR", ["CQRencode", "PulseSystem"]),  // the module matrix from libqrencode (its SVG drawing is in PulseHTML)
         // A throwaway PostgreSQL cluster (initdb in a temp folder) for the tests of every module that needs one.
         target("PulsePostgresTesting", ["PulsePostgres"]),
 
