@@ -66,7 +66,7 @@ enum Support {
 
     @discardableResult
     static func build(
-        _ input: URL, out: URL, deck: URL? = nil, secret: URL? = nil, packageId: String? = nil,
+        _ input: URL, out: URL, deck: URL? = nil, secret: URL? = nil, packageId: PackageID? = nil,
         environment extra: [String: String] = [:], sealTo: [String] = []
     ) throws -> BuildReport {
         var options = Builder.Options(input: input, output: out, environment: environment.merging(extra) { $1 })
