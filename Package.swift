@@ -51,8 +51,6 @@ let package = Package(
         target("PulseSQLite", ["CSQLite", "PulseSystem"]),
         target("PulsePostgres", ["CPostgres", "PulseSystem"]),
         target("PulseQR", ["CQRencode", "PulseSystem"]),  // the module matrix from libqrencode (its SVG drawing is in PulseHTML)
-        // A throwaway PostgreSQL cluster (initdb in a temp folder) for the tests of every module that needs one.
-        target("PulsePostgresTesting", ["PulsePostgres"]),
 
         // Pure-Swift domain.
         target("PulseCore", ["PulseCrypto"]),
@@ -137,6 +135,8 @@ let package = Package(
         // What only tests ask of PulseSystem (RawHTTPConnection's non-blocking send, read-until-quiet, closed-now;
         // a service manager's notification socket).
         .target(name: "PulseSystemTesting", dependencies: ["PulseSystem"], path: "Tests/PulseSystemTesting", swiftSettings: swiftSettings),
+        // A throwaway PostgreSQL cluster (initdb in a temp folder) for the tests of every module that needs one.
+        .target(name: "PulsePostgresTesting", dependencies: ["PulsePostgres"], path: "Tests/PulsePostgresTesting", swiftSettings: swiftSettings),
         // The one temporary folder (removed when released) and the one package folder written part by part for
         // the tests of what reads a package (push and gc, the origin, import); no server in it, so the PDF and
         // packager tests use it too.
