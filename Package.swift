@@ -108,23 +108,23 @@ let package = Package(
         // Scripts/bench/blocks: PulseHTML's render of a 10,000-row table, PulseMetrics' ns per operation.
         .executableTarget(name: "pulse-bench-blocks", dependencies: ["PulseHTML", "PulseMetrics", "PulseCommandLine"], swiftSettings: swiftSettings),
 
-        testTarget("PulseCryptoTests", ["PulseCrypto", "PulseCore"]),
-        testTarget("PulseCoreTests", ["PulseCore"]),
+        testTarget("PulseCryptoTests", ["PulseCrypto", "PulseCore", "PulseTestSupport"]),
+        testTarget("PulseCoreTests", ["PulseCore", "PulseTestSupport"]),
         testTarget("PulseAnswerSignatureTests", ["PulseAnswerSignature", "PulseCore", "PulseCrypto"]),
         testTarget("PulseCommandLineTests", ["PulseCommandLine", "PulseCore"]),
         testTarget("PulseHTMLTests", ["PulseHTML"]),
-        testTarget("PulseQRTests", ["PulseQR", "PulseHTML", "PulseCore"]),
+        testTarget("PulseQRTests", ["PulseQR", "PulseHTML", "PulseCore", "PulseTestSupport"]),
         testTarget("PulseMetricsTests", ["PulseMetrics"]),
         testTarget("PulseLogTests", ["PulseLog", "PulseCore", "PulseHTTPServer"]),
         testTarget("PulseAgeTests", ["PulseAge", "PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine", "PulsePack", "PulsePackCLI", "PulseTestSupport", "SyncTestSupport"]),
         testTarget("PulseOpsTests", ["PulseOps", "PulseOpsCLI", "PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine", "PulseTestSupport"]),
-        testTarget("PulseSystemTests", ["PulseSystem", "PulseSystemTesting"]),
-        testTarget("PulseStoreTests", ["PulseStore", "PulseCore", "PulseCrypto"]),
+        testTarget("PulseSystemTests", ["PulseSystem", "PulseSystemTesting", "PulseTestSupport"]),
+        testTarget("PulseStoreTests", ["PulseStore", "PulseCore", "PulseCrypto", "PulseTestSupport"]),
         testTarget("PulseImageTests", ["PulseImage"]),
-        testTarget("PulseHTTPServerTests", ["PulseHTTPServer", "PulseSystem", "PulseSystemTesting"]),
+        testTarget("PulseHTTPServerTests", ["PulseHTTPServer", "PulseSystem", "PulseSystemTesting", "PulseTestSupport"]),
         testTarget("PulseOriginTests", ["PulseOrigin", "PulseOriginCLI", "PulseHTTPServer", "PulseLog", "PulseCrypto", "PulseCommandLine", "PulseSystem", "PulseSystemTesting", "PulseTestSupport"]),
-        testTarget("PulseSQLiteTests", ["PulseSQLite"]),
-        testTarget("PulsePostgresTests", ["PulsePostgres", "PulsePostgresTesting"]),
+        testTarget("PulseSQLiteTests", ["PulseSQLite", "PulseTestSupport"]),
+        testTarget("PulsePostgresTests", ["PulsePostgres", "PulsePostgresTesting", "PulseTestSupport"]),
         testTarget("PulseServerTests", [
             "PulseServer", "PulseServerBackup", "PulseServerCLI", "PulseServerStorage", "PulseSyncAPI", "PulseStaffAPI", "PulseSQLite", "PulseCore", "PulseCrypto", "PulseAge",
             "PulseCommandLine", "PulsePack", "PulseStore", "PulseHTTPServer", "PulsePostgres", "PulsePostgresTesting", "PulseSystem", "PulseSystemTesting", "PulseTestSupport", "SyncTestSupport",
@@ -137,9 +137,10 @@ let package = Package(
         .target(name: "PulseSystemTesting", dependencies: ["PulseSystem"], path: "Tests/PulseSystemTesting", swiftSettings: swiftSettings),
         // A throwaway PostgreSQL cluster (initdb in a temp folder) for the tests of every module that needs one.
         .target(name: "PulsePostgresTesting", dependencies: ["PulsePostgres"], path: "Tests/PulsePostgresTesting", swiftSettings: swiftSettings),
-        // The one temporary folder (removed when released) and the one package folder written part by part for
-        // the tests of what reads a package (push and gc, the origin, import); no server in it, so the PDF and
-        // packager tests use it too.
+        // The one temporary folder (removed when released) and `eventually`, for every test target (the wrappers'
+        // too: Scripts/check/layering reads what ships, and nothing under Tests/ does), and the one package folder
+        // written part by part for the tests of what reads a package (push and gc, the origin, import); no server
+        // in it, so the PDF and packager tests use it too.
         .target(
             name: "PulseTestSupport", dependencies: ["PulseCore", "PulseCrypto", "PulseStore", "PulseAge"], path: "Tests/PulseTestSupport",
             swiftSettings: swiftSettings),
