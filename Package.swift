@@ -44,20 +44,17 @@ let package = Package(
 
         // Safe wrappers: the only modules that import C or touch unsafe pointers.
         target("PulseCrypto", ["COpenSSL"]),
-        target("PulsePDF", ["CQPDF", "CZlib", "PulseCrypto"]),
+        target("PulsePDF", ["CQPDF", "CZlib", "PulseCrypto", "PulseSystem"]),
         target("PulseImage", ["CZlib"]),
         target("PulseHTTPServer", ["CMicroHTTPD", "PulseSystem"]),
         target("PulseSystem", []),  // Condition (the one waiting idiom: a Mutex threads can wait on); files (atomic writes, locks, errno text: restic's internal/fs), processes, clocks, execv; a raw HTTP/1.1 client over a socket (pulse-conformance, pulse-device's event stream, the HTTP tests)
         target("PulseSQLite", ["CSQLite", "PulseSystem"]),
         target("PulsePostgres", ["CPostgres", "PulseSystem"]),
-        target("PulseQR", ["CQRencode"]),  // the module matrix from libqrencode (its SVG drawing is in PulseHTML)
-        // A throwaway PostgreSQL cluster (initdb in a temp folder) for the tests of every module that needs one.
-        target("PulsePostgresTesting", ["PulsePostgres"]),
+        target("PulseQR", ["CQRencode", "PulseSystem"]),  // the module matrix from libqrencode (its SVG drawing is in PulseHTML)
 
         // Pure-Swift domain.
         target("PulseCore", ["PulseCrypto"]),
         target("PulseStore", ["PulseCore", "PulseCrypto", "PulseSystem"]),
-        target("PulseCommandLine", ["PulseCore", "PulseSystem"]),  // declared commands, typed options, one console and progress bar for every tool
         target("PulseHTML", ["PulseQR"]),  // the typed HTML/SVG builder (and QR codes as SVG nodes): text escaped by construction (docs/building-blocks.md)
         target("PulseLog", ["PulseCore", "PulseHTTPServer"]),  // both servers' log lines, text or OpenTelemetry-named JSON (--log-format)
         target("PulseMetrics", []),  // Prometheus registry: lock-free counters, gauges, histograms; /proc/self
@@ -84,7 +81,10 @@ let package = Package(
         // The reference app client (an app could embed it; the key behind `DeviceKey`), and the contract suite.
         target("PulseDevice", ["PulseAnswerSignature", "PulseCrypto", "PulseCore", "PulseStore", "PulseSystem"]),
         target("PulseConformance", ["PulseDevice", "PulseAnswerSignature", "PulseCrypto", "PulseCore", "PulseSystem"]),
-        // The command lines, one module per tool (restic's cmd/ apart from internal/): options, help, output.
+        // Command lines: the terminal code, above every library (restic's cmd/ apart from internal/). A library
+        // depends on none of them (Scripts/check/layering): PulseCommandLine, the parser and output every tool
+        // shares, then one module per tool with its options, help and output.
+        target("PulseCommandLine", ["PulseCore", "PulseSystem"]),  // declared commands, typed options, one console and progress bar for every tool
         target("PulseServerCLI", [
             "PulseServer", "PulseConsole", "PulseServerBackup", "PulseServerStorage", "PulseSyncAPI", "PulseStaffAPI", "PulseAge", "PulseCore", "PulseHTTPServer", "PulseOrigin", "PulsePostgres",
             "PulseCommandLine", "PulseLog", "PulseSystem", "PulseMetrics", "PulseObservability", "PulseServerMetrics",
@@ -97,7 +97,7 @@ let package = Package(
 
         // Thin executables: parse arguments, call a library.
         .executableTarget(name: "pulse-pack", dependencies: ["PulsePackCLI"], swiftSettings: swiftSettings),
-        // push and gc: their own executable, so pulse-pack never loads libcurl (see PulsePack's OpsCommands).
+        // push and gc: their own executable, so pulse-pack never loads libcurl (PulsePackCLI's OpsCommands hands them over).
         .executableTarget(name: "pulse-pack-ops", dependencies: ["PulseOpsCLI"], swiftSettings: swiftSettings),
         .executableTarget(name: "pulse-origin", dependencies: ["PulseOriginCLI"], swiftSettings: swiftSettings),
         .executableTarget(name: "pulse-server", dependencies: ["PulseServerCLI"], swiftSettings: swiftSettings),
@@ -108,23 +108,23 @@ let package = Package(
         // Scripts/bench/blocks: PulseHTML's render of a 10,000-row table, PulseMetrics' ns per operation.
         .executableTarget(name: "pulse-bench-blocks", dependencies: ["PulseHTML", "PulseMetrics", "PulseCommandLine"], swiftSettings: swiftSettings),
 
-        testTarget("PulseCryptoTests", ["PulseCrypto", "PulseCore"]),
-        testTarget("PulseCoreTests", ["PulseCore"]),
+        testTarget("PulseCryptoTests", ["PulseCrypto", "PulseCore", "PulseTestSupport"]),
+        testTarget("PulseCoreTests", ["PulseCore", "PulseTestSupport"]),
         testTarget("PulseAnswerSignatureTests", ["PulseAnswerSignature", "PulseCore", "PulseCrypto"]),
         testTarget("PulseCommandLineTests", ["PulseCommandLine", "PulseCore"]),
         testTarget("PulseHTMLTests", ["PulseHTML"]),
-        testTarget("PulseQRTests", ["PulseQR", "PulseHTML", "PulseCore"]),
+        testTarget("PulseQRTests", ["PulseQR", "PulseHTML", "PulseCore", "PulseTestSupport"]),
         testTarget("PulseMetricsTests", ["PulseMetrics"]),
         testTarget("PulseLogTests", ["PulseLog", "PulseCore", "PulseHTTPServer"]),
         testTarget("PulseAgeTests", ["PulseAge", "PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine", "PulsePack", "PulsePackCLI", "PulseTestSupport", "SyncTestSupport"]),
         testTarget("PulseOpsTests", ["PulseOps", "PulseOpsCLI", "PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine", "PulseTestSupport"]),
-        testTarget("PulseSystemTests", ["PulseSystem", "PulseSystemTesting"]),
-        testTarget("PulseStoreTests", ["PulseStore", "PulseCore", "PulseCrypto"]),
+        testTarget("PulseSystemTests", ["PulseSystem", "PulseSystemTesting", "PulseTestSupport"]),
+        testTarget("PulseStoreTests", ["PulseStore", "PulseCore", "PulseCrypto", "PulseTestSupport"]),
         testTarget("PulseImageTests", ["PulseImage"]),
-        testTarget("PulseHTTPServerTests", ["PulseHTTPServer", "PulseSystem", "PulseSystemTesting"]),
+        testTarget("PulseHTTPServerTests", ["PulseHTTPServer", "PulseSystem", "PulseSystemTesting", "PulseTestSupport"]),
         testTarget("PulseOriginTests", ["PulseOrigin", "PulseOriginCLI", "PulseHTTPServer", "PulseLog", "PulseCrypto", "PulseCommandLine", "PulseSystem", "PulseSystemTesting", "PulseTestSupport"]),
-        testTarget("PulseSQLiteTests", ["PulseSQLite"]),
-        testTarget("PulsePostgresTests", ["PulsePostgres", "PulsePostgresTesting"]),
+        testTarget("PulseSQLiteTests", ["PulseSQLite", "PulseTestSupport"]),
+        testTarget("PulsePostgresTests", ["PulsePostgres", "PulsePostgresTesting", "PulseTestSupport"]),
         testTarget("PulseServerTests", [
             "PulseServer", "PulseServerBackup", "PulseServerCLI", "PulseServerStorage", "PulseSyncAPI", "PulseStaffAPI", "PulseSQLite", "PulseCore", "PulseCrypto", "PulseAge",
             "PulseCommandLine", "PulsePack", "PulseStore", "PulseHTTPServer", "PulsePostgres", "PulsePostgresTesting", "PulseSystem", "PulseSystemTesting", "PulseTestSupport", "SyncTestSupport",
@@ -135,9 +135,12 @@ let package = Package(
         // What only tests ask of PulseSystem (RawHTTPConnection's non-blocking send, read-until-quiet, closed-now;
         // a service manager's notification socket).
         .target(name: "PulseSystemTesting", dependencies: ["PulseSystem"], path: "Tests/PulseSystemTesting", swiftSettings: swiftSettings),
-        // The one temporary folder (removed when released) and the one package folder written part by part for
-        // the tests of what reads a package (push and gc, the origin, import); no server in it, so the PDF and
-        // packager tests use it too.
+        // A throwaway PostgreSQL cluster (initdb in a temp folder) for the tests of every module that needs one.
+        .target(name: "PulsePostgresTesting", dependencies: ["PulsePostgres"], path: "Tests/PulsePostgresTesting", swiftSettings: swiftSettings),
+        // The one temporary folder (removed when released) and `eventually`, for every test target (the wrappers'
+        // too: Scripts/check/layering reads what ships, and nothing under Tests/ does), and the one package folder
+        // written part by part for the tests of what reads a package (push and gc, the origin, import); no server
+        // in it, so the PDF and packager tests use it too.
         .target(
             name: "PulseTestSupport", dependencies: ["PulseCore", "PulseCrypto", "PulseStore", "PulseAge"], path: "Tests/PulseTestSupport",
             swiftSettings: swiftSettings),

@@ -99,14 +99,24 @@ public struct ReleasedKeys: Sendable {
     }
 }
 
-/// What a decrypted slide is, by its first bytes (docs/manifests.md: a one-page PDF or an image).
-public enum SlideKind {
-    public static func of(_ plaintext: SecretBytes) -> String {
+/// What a decrypted slide is, by its first bytes (docs/manifests.md: a one-page PDF or an image). The raw
+/// value is how the command line and its JSON name it.
+public enum SlideKind: String, Sendable, CustomStringConvertible {
+    case pdf = "PDF"
+    case png = "PNG"
+    case jpeg = "JPEG"
+    case webp = "WebP"
+    /// None of those: bytes the app cannot show.
+    case data
+
+    public static func of(_ plaintext: SecretBytes) -> SlideKind {
         let head = plaintext.prefix(12)
-        if head.starts(with: Array("%PDF".utf8)) { return "PDF" }
-        if head.starts(with: [0x89, 0x50, 0x4e, 0x47]) { return "PNG" }
-        if head.starts(with: [0xff, 0xd8, 0xff]) { return "JPEG" }
-        if head.count >= 12, head.starts(with: Array("RIFF".utf8)), Array(head[8..<12]) == Array("WEBP".utf8) { return "WebP" }
-        return "data"
+        if head.starts(with: Array("%PDF".utf8)) { return .pdf }
+        if head.starts(with: [0x89, 0x50, 0x4e, 0x47]) { return .png }
+        if head.starts(with: [0xff, 0xd8, 0xff]) { return .jpeg }
+        if head.count >= 12, head.starts(with: Array("RIFF".utf8)), Array(head[8..<12]) == Array("WEBP".utf8) { return .webp }
+        return .data
     }
+
+    public var description: String { rawValue }
 }

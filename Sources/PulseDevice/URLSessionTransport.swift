@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import PulseSystem
 import Synchronization
 
 /// HTTP through URLSession (libcurl underneath on Linux), with a delegate so that answers stream in: a
@@ -47,11 +48,11 @@ public final class URLSessionTransport: HTTPTransport, Sendable {
         delegate.exchanges.withLock { $0[task.taskIdentifier] = exchange }
         let token = cancellation?.onCancel { [weak task] in task?.cancel() }
         task.resume()
-        exchange.done.wait()
+        let failure = exchange.waitUntilDone()
         if let token { cancellation?.remove(token) }
         delegate.exchanges.withLock { _ = $0.removeValue(forKey: task.taskIdentifier) }
         if cancellation?.isCancelled == true { throw CancellationError() }
-        if let failure = exchange.failure.withLock({ $0 }) { throw failure }
+        if let failure { throw failure }
     }
 
     /// libcurl's reason in a few words ("Could not connect to the server.").
@@ -64,16 +65,21 @@ public final class URLSessionTransport: HTTPTransport, Sendable {
 /// One request in flight: what receives its answer, and how it ended.
 private final class Exchange: Sendable {
     let receive: @Sendable (TransportEvent) throws -> Void
-    let done = DispatchSemaphore(value: 0)
-    /// Set on the delegate queue before `done` is signalled; read after.
-    let failure = Mutex<(any Error)?>(nil)
+    /// How it ended: set on the delegate queue (`fail`, `finish`); the requesting thread waits for `done`.
+    private let outcome = Condition((failure: (any Error)?.none, done: false))
 
     init(_ receive: @escaping @Sendable (TransportEvent) throws -> Void) { self.receive = receive }
 
     /// Keeps `error` unless a failure is already in.
-    func fail(_ error: any Error) { failure.withLock { $0 = $0 ?? error } }
+    func fail(_ error: any Error) { outcome.withLock { $0.failure = $0.failure ?? error } }
 
-    var hasFailed: Bool { failure.withLock { $0 != nil } }
+    var hasFailed: Bool { outcome.withLock { $0.failure != nil } }
+
+    /// The exchange ended (answered, failed or cancelled): wakes the requesting thread.
+    func finish() { outcome.withLock(waking: .all) { $0.done = true } }
+
+    /// Waits until `finish()`; the failure, if any.
+    func waitUntilDone() -> (any Error)? { outcome.wait(until: { $0.done }) { $0.failure } }
 }
 
 /// URLSession's delegate (which it holds until invalidated): hands each task's events to its exchange.
@@ -118,6 +124,6 @@ private final class Delegate: NSObject, URLSessionDataDelegate, Sendable {
             let url = task.originalRequest?.url?.absoluteString ?? "?"
             exchange.fail(DeviceError(.network, "\(task.originalRequest?.httpMethod ?? "GET") \(url): \(URLSessionTransport.reason(error))"))
         }
-        exchange.done.signal()
+        exchange.finish()
     }
 }

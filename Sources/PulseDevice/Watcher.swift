@@ -15,7 +15,7 @@ public enum WatchUpdate: Sendable {
     /// Keys fetched after an event received at `eventAt`; in hand at `keyAt` (both Unix seconds, this clock).
     case keys(deckVersion: Int, released: [Int], eventAt: Double, keyAt: Double)
     /// A slide newly opened with a key just released: decrypted in memory, `bytes` of plaintext, never written.
-    case unlocked(slide: Int, deckVersion: Int, bytes: Int, kind: String, eventAt: Double, keyAt: Double)
+    case unlocked(slide: Int, deckVersion: Int, bytes: Int, kind: SlideKind, eventAt: Double, keyAt: Double)
     /// Something went wrong; the watch goes on.
     case problem(String)
     /// The stream ended; it is opened again after `retryAfter` seconds.

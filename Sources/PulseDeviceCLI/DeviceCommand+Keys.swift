@@ -78,7 +78,7 @@ extension DeviceCommand {
                 if arguments[jsonOption] {
                     console.out(line([
                         "session": .string(session), "slide": .int(slide), "deckVersion": .int(keys.deckVersion), "bytes": .int(plaintext.count),
-                        "kind": .string(kind), "out": .string(url.path),
+                        "kind": .string(kind.rawValue), "out": .string(url.path),
                     ]))
                 } else {
                     console.out("slide \(slide) of session \(session) (deckVersion \(keys.deckVersion)): \(ByteCount.format(plaintext.count)) \(kind) written to \(out)")

@@ -57,7 +57,7 @@ extension WatchUpdate {
             return ["type": "keys", "deckVersion": .int(deckVersion), "released": .array(released.map { .int($0) }), "eventAt": time(eventAt),
                     "keyAt": time(keyAt), "eventToKeyMs": .double(((keyAt - eventAt) * 10_000).rounded() / 10)]
         case let .unlocked(slide, deckVersion, bytes, kind, eventAt, keyAt):
-            return ["type": "unlocked", "slide": .int(slide), "deckVersion": .int(deckVersion), "bytes": .int(bytes), "kind": .string(kind),
+            return ["type": "unlocked", "slide": .int(slide), "deckVersion": .int(deckVersion), "bytes": .int(bytes), "kind": .string(kind.rawValue),
                     "eventAt": time(eventAt), "keyAt": time(keyAt), "eventToKeyMs": .double(((keyAt - eventAt) * 10_000).rounded() / 10)]
         case let .problem(text): return ["type": "problem", "message": .string(text)]
         case let .disconnected(reason, retry): return ["type": "disconnected", "reason": .string(reason), "retryAfter": .double(retry)]

@@ -1,4 +1,5 @@
 import Foundation
+import PulseSystem
 
 /// A bound, listening, non-blocking TCP socket. Made here rather than by libmicrohttpd so that a failure
 /// has its errno (address in use, permission denied) and port 0 can report the port it got.
@@ -38,7 +39,7 @@ struct ListenSocket {
         }
 
         let fd = socket(isV6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard fd >= 0 else { throw .cannotListen(address, reason: String(cString: strerror(errno))) }
+        guard fd >= 0 else { throw .cannotListen(address, reason: Errno.current.description) }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         let bound = withUnsafePointer(to: &storage) {
@@ -50,7 +51,7 @@ struct ListenSocket {
             switch code {
             case EADDRINUSE: throw .addressInUse(address)
             case EACCES, EPERM: throw .permissionDenied(address)
-            default: throw .cannotListen(address, reason: String(cString: strerror(code)))
+            default: throw .cannotListen(address, reason: Errno(code).description)
             }
         }
         var actual = sockaddr_storage()

@@ -1,4 +1,5 @@
 import Foundation
+import PulseSystem
 import Synchronization
 
 /// A failed system call, with the text of its errno.
@@ -13,7 +14,7 @@ public struct SystemError: Error, CustomStringConvertible, Equatable {
         self.code = code
     }
 
-    public var description: String { "\(path): \(operation): \(String(cString: strerror(code)))" }
+    public var description: String { "\(path): \(operation): \(Errno(code))" }
 }
 
 /// What identifies one version of a file: if any of these change, the bytes may have changed. The change time

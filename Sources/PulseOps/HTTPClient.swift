@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import PulseSystem
 import Synchronization
 
 /// A response, with header names lowercased.
@@ -56,8 +57,8 @@ final class HTTPClient: Sendable {
     }
 
     private func send(_ request: URLRequest, on session: URLSession) throws -> HTTPResponse {
-        let result = Mutex<Result<HTTPResponse, any Error>?>(nil)
-        let done = DispatchSemaphore(value: 0)
+        // URLSession answers on its own queue; this thread waits for the answer to be in.
+        let result = Condition<Result<HTTPResponse, any Error>?>(nil)
         let task = session.dataTask(with: request) { data, response, error in
             let outcome: Result<HTTPResponse, any Error>
             if let error {
@@ -71,11 +72,9 @@ final class HTTPClient: Sendable {
             } else {
                 outcome = .failure(URLError(.badServerResponse))
             }
-            result.withLock { $0 = outcome }
-            done.signal()
+            result.withLock(waking: .all) { $0 = outcome }
         }
         task.resume()
-        done.wait()
-        return try result.withLock { $0! }.get()
+        return try result.wait(until: { $0 != nil }) { $0! }.get()
     }
 }

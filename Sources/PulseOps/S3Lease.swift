@@ -1,4 +1,5 @@
 import Foundation
+import PulseSystem
 import Synchronization
 
 /// A lease on an S3 target: the object `<prefix>/.pulse-lease`, holding its `LeaseHolder`.
@@ -25,8 +26,8 @@ final class S3Lease: TargetLease {
         var lost: String?
     }
     private let state: Mutex<State>
-    private let stop = DispatchSemaphore(value: 0)
-    private let stopped = DispatchSemaphore(value: 0)
+    /// The renewal thread's: told to stop (`release`), and then stopped.
+    private let renewals = Condition((stop: false, stopped: false))
     private let released = Atomic(false)
 
     private init(client: S3Client, key: String, holder: LeaseHolder, etag: String, confirmedAt: ContinuousClock.Instant) {
@@ -36,10 +37,10 @@ final class S3Lease: TargetLease {
         self.state = Mutex(State(holder: holder, etag: etag, confirmedAt: confirmedAt))
         let interval = Double(holder.ttl) / 4
         Thread { [self] in
-            while stop.wait(timeout: .now() + interval) == .timedOut {
+            while !renewals.wait(until: { $0.stop }, timeout: interval, { $0.stop }) {
                 state.withLock { renew(&$0) }
             }
-            stopped.signal()
+            renewals.withLock(waking: .all) { $0.stopped = true }
         }.start()
     }
 
@@ -139,8 +140,8 @@ final class S3Lease: TargetLease {
 
     func release() {
         guard !released.exchange(true, ordering: .relaxed) else { return }
-        stop.signal()
-        stopped.wait()
+        renewals.withLock(waking: .all) { $0.stop = true }
+        renewals.wait(until: { $0.stopped }) { _ in }
         let etag = state.withLock { $0.lost == nil ? $0.etag : nil }
         if let etag { _ = try? client.delete(key, ifMatch: etag) }
     }

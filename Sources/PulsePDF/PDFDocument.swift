@@ -1,5 +1,6 @@
 import CQPDF
 import Foundation
+import PulseSystem
 import Synchronization
 
 /// A PDF opened with libqpdf, from which single pages are written as standalone PDFs.
@@ -170,7 +171,7 @@ enum ChangedWhileRead {
 /// Why a PDF file could not be read: the system's error.
 public struct PDFReadError: Error, CustomStringConvertible {
     public let errno: Int32
-    public var description: String { String(cString: strerror(errno)) }
+    public var description: String { Errno(errno).description }
 }
 
 /// Owns one `qpdf_data`, and keeps the input bytes qpdf reads lazily for as long as it lives.

@@ -17,7 +17,7 @@ public struct Builder {
         public var output: URL
         public var secretFile: URL?
         /// The id of a new package (random when nil); an existing package must already have it.
-        public var packageId: String?
+        public var packageId: PackageID?
         /// `PULSE_PACKAGE_SECRET`, `SOURCE_DATE_EPOCH`, `XDG_CONFIG_HOME` and `HOME` are read from here.
         public var environment: [String: String]
         /// Threads per deck; nil picks by deck kind (`Deck.defaultWorkers`).
@@ -61,12 +61,7 @@ public struct Builder {
         let loader = InputLoader(warnings: warnings, warnImageBytes: options.warnImageBytes)
         let keyTables = try KeyTableWriter(sealTo: options.sealTo)
         let publishedAt = Timestamp.string(try publishTime())
-        let requestedID = try options.packageId.map { text in
-            guard let id = PackageID(text) else {
-                throw InputError(file: "--package-id", "\"\(text)\" is not a package id (32 lowercase hex digits)")
-            }
-            return id
-        }
+        let requestedID = options.packageId
         let (series, sessions) = try readInput(loader)
         let decks = try sessions.map { session in
             guard let url = (series == nil ? options.deck : nil) ?? session.deck else {

@@ -8,6 +8,10 @@ public enum Format {
 
     public static func seconds(_ value: Double) -> String { String(format: "%.2f s", value) }
 
-    /// The first 12 characters of a hash or version.
-    public static func short(_ hash: String) -> String { String(hash.prefix(12)) }
+    /// The first 12 hex digits of a blob's digest.
+    public static func short(_ digest: Digest) -> String { String(digest.hex.prefix(12)) }
+
+    /// The first 12 characters of a packageVersion or blob-list name as the package's files give it: still text
+    /// in `PackageIndex` and `KeyTable`, and verify shows what it found, checked or not.
+    public static func short(version: String) -> String { String(version.prefix(12)) }
 }

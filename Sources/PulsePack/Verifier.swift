@@ -219,8 +219,8 @@ public struct Verifier {
                     }
                     let expected = BlobList(manifest: manifest).name
                     if version.refs != expected {
-                        report.problems.append("\(package.indexURL.path): \(kind.rawValue)/\(id) version \(Format.short(version.packageVersion)) "
-                            + "names blob list \(Format.short(version.refs)), its manifest gives \(Format.short(expected))")
+                        report.problems.append("\(package.indexURL.path): \(kind.rawValue)/\(id) version \(Format.short(version: version.packageVersion)) "
+                            + "names blob list \(Format.short(version: version.refs)), its manifest gives \(Format.short(version: expected))")
                     } else if !FileManager.default.fileExists(atPath: package.refsURL(expected).path) {
                         report.problems.append("\(package.refsURL(expected).path): missing (the blob list of \(kind.rawValue)/\(id))")
                     }
@@ -249,7 +249,7 @@ public struct Verifier {
                 continue
             }
             if json["sessionId"]?.stringValue != id || json["packageVersion"]?.stringValue != session.packageVersion {
-                report.problems.append("\(url.path): is not for session \(id) at packageVersion \(Format.short(session.packageVersion))")
+                report.problems.append("\(url.path): is not for session \(id) at packageVersion \(Format.short(version: session.packageVersion))")
             }
             let held = Set((json["resources"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue })
             if held != gatedIds {
@@ -313,7 +313,7 @@ public struct Verifier {
     ) throws {
         if table.deckVersion != entry.deckVersion || table.packageVersion != entry.packageVersion {
             report.problems.append("\(url.path): key table is for deckVersion \(table.deckVersion) / packageVersion "
-                + "\(Format.short(table.packageVersion)), the package has \(entry.deckVersion) / \(Format.short(entry.packageVersion))")
+                + "\(Format.short(version: table.packageVersion)), the package has \(entry.deckVersion) / \(Format.short(version: entry.packageVersion))")
         }
         if let id = table.packageId, id != index.packageId {
             report.problems.append("\(url.path): key table is for package \(id), this is package \(index.packageId)")
@@ -327,14 +327,14 @@ public struct Verifier {
                 continue
             }
             guard let keys = keyed[n], keys.assetHash == hash else {
-                report.problems.append("\(url.path): no key for slide \(n) (\(Format.short(hash.hex)))")
+                report.problems.append("\(url.path): no key for slide \(n) (\(Format.short(hash)))")
                 continue
             }
             guard let data = try? package.assets.read((hash, bytes)) else { continue }  // reported by checkBlobs
             guard let key = Data(base64Encoded: keys.keyB64), let nonce = Data(base64Encoded: keys.nonceB64),
                 let plaintext = try? AES256GCM.open(data, key: SecretBytes(key), nonce: SecretBytes(nonce))
             else {
-                report.problems.append("session \(table.sessionId) slide \(n): does not decrypt with its key (blob \(Format.short(hash.hex)))")
+                report.problems.append("session \(table.sessionId) slide \(n): does not decrypt with its key (blob \(Format.short(hash)))")
                 continue
             }
             if let problem = Self.checkPlaintext(plaintext) {

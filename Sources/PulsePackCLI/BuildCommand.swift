@@ -54,7 +54,7 @@ enum BuildCommand {
                     input: fileURL(arguments[Self.input]), output: fileURL(arguments[Self.out]), environment: environment)
                 options.deck = arguments[Self.deck].map(fileURL)
                 options.secretFile = arguments[Self.secretFile].map(fileURL)
-                options.packageId = arguments[Self.packageId]
+                options.packageId = try arguments[Self.packageId].map(packageID)
                 if let jobs = arguments[Self.jobs] { options.workers = jobs }
                 options.sealTo = arguments[Self.sealTo]
                 options.lenient = arguments[Self.lenient]
@@ -75,16 +75,24 @@ enum BuildCommand {
             })
     }
 
+    /// `--package-id`, parsed here at the edge: a bad one is bad input (exit 65) naming the option.
+    static func packageID(_ text: String) throws -> PackageID {
+        guard let id = PackageID(text) else {
+            throw InputError(file: "--package-id", "\"\(text)\" is not a package id (32 lowercase hex digits)")
+        }
+        return id
+    }
+
     static func summary(_ report: BuildReport) -> [String] {
         var lines = ["Built \(report.package) in \(Format.seconds(report.seconds))"]
         for session in report.sessions {
             lines.append(
                 "  session \(session.id): \(session.slides) slides (\(session.deckKind.rawValue)), \(Format.bytes(session.bytes)) encrypted, "
                     + "\(session.newBlobs) new / \(session.reusedBlobs) reused blobs, deckVersion \(session.deckVersion), "
-                    + "packageVersion \(Format.short(session.packageVersion))\(session.changed ? "" : " (unchanged)")")
+                    + "packageVersion \(Format.short(version: session.packageVersion))\(session.changed ? "" : " (unchanged)")")
         }
         for document in report.documents {
-            lines.append("  \(document.kind.rawValue) \(document.id): packageVersion \(Format.short(document.packageVersion))\(document.changed ? "" : " (unchanged)")")
+            lines.append("  \(document.kind.rawValue) \(document.id): packageVersion \(Format.short(version: document.packageVersion))\(document.changed ? "" : " (unchanged)")")
         }
         for session in report.sessions {
             guard let files = session.slideFiles else { continue }

@@ -1,5 +1,6 @@
 import CQRencode
 import Glibc
+import PulseSystem
 
 /// A QR code's module matrix, made by libqrencode and copied out: a value with no C pointer in it.
 ///
@@ -72,7 +73,7 @@ public struct QRCode: Sendable, Equatable {
         guard let code = QRcode_encodeData(Int32(bytes.count), bytes, 0, errorCorrection.level) else {
             let code = errno
             if code == ERANGE { throw .tooLong(bytes: bytes.count, maximum: errorCorrection.maximumBytes) }
-            throw .library(code == 0 ? "no symbol and no errno" : String(cString: strerror(code)))
+            throw .library(code == 0 ? "no symbol and no errno" : Errno(code).description)
         }
         defer { QRcode_free(code) }
         let width = Int(code.pointee.width), version = Int(code.pointee.version)

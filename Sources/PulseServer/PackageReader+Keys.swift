@@ -7,7 +7,7 @@ import PulseServerStorage
 extension PackageReader {
     /// The key table of a session's current deck: `keys/<id>/<deckVersion>.json`, or the sealed
     /// `.json.age` opened with the identities. `*.pending-*` files are never read.
-    func readKeyTable(id: String, deckVersion: Int, packageId: String, slides: [ManifestSlide]) throws -> KeyTableRecord {
+    func readKeyTable(id: String, deckVersion: Int, packageId: PackageID, slides: [ManifestSlide]) throws -> KeyTableRecord {
         let plain = file("keys/\(id)/\(deckVersion).json")
         let sealed = file("keys/\(id)/\(deckVersion).json.age")
         let name: String
@@ -35,7 +35,7 @@ extension PackageReader {
         guard let tablePackage = try table.optionalString("packageId") else {
             throw table.error("packageId", "missing (key tables of pulse-package/2 name their package)")
         }
-        guard tablePackage == packageId else { throw table.error("packageId", "expected \(packageId), the package's id") }
+        guard PackageID(tablePackage) == packageId else { throw table.error("packageId", "expected \(packageId), the package's id") }
         _ = try table.string("packageVersion", matching: Self.digestFormat, what: "64 lowercase hex digits")
         let keys = try table.objects("slides") { slide in
             (n: try slide.int("n"), assetHash: try slide.string("assetHash"), key: try slide.string("keyB64"), nonce: try slide.string("nonceB64"))

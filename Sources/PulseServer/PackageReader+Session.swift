@@ -10,7 +10,7 @@ extension PackageReader {
         var assetHash: Digest
     }
 
-    func readSession(id: String, packageVersion: String, deckVersion: Int, gated: String?, packageId: String) throws -> SessionImport {
+    func readSession(id: String, packageVersion: String, deckVersion: Int, gated: String?, packageId: PackageID) throws -> SessionImport {
         let url = file("sessions/\(id)/\(packageVersion).json")
         let manifest = try parse(url)
         try checkVersion(manifest, packageVersion: packageVersion, file: url)

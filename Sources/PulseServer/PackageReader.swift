@@ -48,7 +48,8 @@ public struct PackageReader {
         guard format == Self.format else {
             throw index.error("format", "expected \"\(Self.format)\", found \"\(format)\"")
         }
-        let packageId = try index.string("packageId", matching: Self.packageIdFormat, what: "32 lowercase hex digits")
+        let packageText = try index.string("packageId", matching: Self.packageIdFormat, what: "32 lowercase hex digits")
+        guard let packageId = PackageID(packageText) else { throw index.error("packageId", "expected 32 lowercase hex digits") }
         let sessionEntries = try entries(indexValue, "sessions", file: indexFile)
         let seriesEntries = try entries(indexValue, "series", file: indexFile)
 

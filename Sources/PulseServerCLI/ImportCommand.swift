@@ -83,7 +83,7 @@ extension ImportSummary {
     /// `--json`: `{ packageId, changed, sessions: [{ id, outcome, deckVersion?, from?, to? }], series: [{ id, outcome }] }`.
     public var json: JSONValue {
         .object([
-            "packageId": .string(packageId),
+            "packageId": .string(packageId.hex),
             "changed": .bool(!isNoOp),
             "sessions": .array(sessions.map { item in
                 switch item.outcome {

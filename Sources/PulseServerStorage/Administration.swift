@@ -181,7 +181,7 @@ public struct Administration: Sendable {
         var parts = ["sessions " + (plan.sessions.isEmpty ? "none" : plan.sessions.map(\.id).joined(separator: ","))]
         if !plan.series.isEmpty { parts.append("series " + plan.series.map(\.id).joined(separator: ",")) }
         if options.replacePackage { parts.append("replace-package") }
-        let audit = [entry(.import, target: plan.packageId, detail: parts.joined(separator: "; "), at: now)]
+        let audit = [entry(.import, target: plan.packageId.hex, detail: parts.joined(separator: "; "), at: now)]
         return try recordingRefusal(audit) { try storage.importContent(plan, options: options, at: now, audit: audit) }
     }
 

@@ -1,10 +1,12 @@
+import PulseCore
+
 // The import rules, the same on every storage: a storage reads what it holds inside the import's
 // transaction, asks these, and writes. Any refusal is a `ServerError.conflict` that rolls the whole import
 // back.
 
 /// What storage holds for a session an import brings.
 struct HeldSession {
-    var packageId: String
+    var packageId: PackageID
     var deckVersion: Int
     var packageVersion: String
     /// The encoded gated resources (`GatedResource.encode`).
@@ -14,14 +16,14 @@ struct HeldSession {
 /// The key table storage holds for the imported session's deck version.
 struct HeldKeyTable {
     var digest: [UInt8]
-    var packageId: String
+    var packageId: PackageID
 }
 
 extension SessionImport {
     /// Refuses a session imported from another package (unless `--replace-package`) or an older deck than
     /// the one held. Returns true when the import replaces another package's session: its key tables must
     /// be dropped before anything else (another package's keys for the same deck versions differ).
-    func replaces(_ held: HeldSession?, packageId: String, options: ImportOptions) throws -> Bool {
+    func replaces(_ held: HeldSession?, packageId: PackageID, options: ImportOptions) throws -> Bool {
         guard let held else { return false }
         if held.packageId != packageId {
             guard options.replacePackage else {
@@ -42,7 +44,7 @@ extension SessionImport {
     /// Refuses other keys for a deck version the server holds; true when the import changes nothing.
     /// `digest` is `keyTable.digest`, computed once by the caller, which stores it.
     func isUnchanged(
-        _ held: HeldSession?, table heldTable: HeldKeyTable?, digest: [UInt8], packageId: String, gated: [UInt8]
+        _ held: HeldSession?, table heldTable: HeldKeyTable?, digest: [UInt8], packageId: PackageID, gated: [UInt8]
     ) throws -> Bool {
         if let heldTable, heldTable.digest != digest {
             throw ServerError.conflict(
@@ -64,7 +66,7 @@ extension SessionImport {
 extension SeriesImport {
     /// Refuses a series imported from another package (unless `--replace-package`); true when the import
     /// changes nothing.
-    func isUnchanged(_ held: (packageId: String, packageVersion: String)?, packageId: String, options: ImportOptions) throws -> Bool {
+    func isUnchanged(_ held: (packageId: PackageID, packageVersion: String)?, packageId: PackageID, options: ImportOptions) throws -> Bool {
         guard let held else { return false }
         if held.packageId != packageId, !options.replacePackage {
             throw ServerError.conflict(

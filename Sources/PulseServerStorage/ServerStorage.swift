@@ -1,3 +1,5 @@
+import PulseCrypto
+
 /// Everything pulse-server keeps, behind one narrow interface: SQLite now (`SQLiteStorage`), one
 /// PostgreSQL shared by several instances next. `StorageSuite` (in the tests) runs the same checks,
 /// concurrency included, against every backend.
@@ -28,6 +30,12 @@
 /// | `SampleStorage` | replay keys of signed POSTs and diagnostics samples | `+Samples` |
 /// | `RateLimitStorage` | token buckets | `+RateLimits` |
 /// | `AuditStorage` | the audit log of staff and admin actions | `+Audit` |
+/// | `AnswerKeyStorage` | the keys that sign sync answers (not part of `ServerStorage`: the serve and admin commands ask for it) | `+AnswerKeys` |
+///
+/// One file has no twin: `PostgresStorage+CertificateKeys.swift`. SQLite serves one box, which keeps its device
+/// certificate key in the data folder (`device-cert-key.pem`, PulseServer's `DeviceCertificateKey+DataFolder`);
+/// instances sharing a PostgreSQL database must sign and publish with the same keys, so that backend keeps them
+/// in the database (`prepareCertificateKeys`, `certificateKeys()`), and `serve` asks it for them by its type.
 ///
 /// Every method that changes what an operator controls (credentials, device revocations, sessions,
 /// imports) takes `audit`: the entries it appends to the audit log in the same transaction as the change,
@@ -172,6 +180,20 @@ public protocol AuditStorage: AnyObject, Sendable {
     func appendAudit(_ entries: [AuditEntry]) throws
     /// The rows with an id above `after` and a time at or after `since`, oldest first, at most `limit`.
     func auditEntries(after id: Int64, since: Int64?, limit: Int) throws -> [AuditRecord]
+}
+
+/// The answer-signing keys, shared by every instance of a database (issue 21). Kept by both backends in
+/// table `answer_keys`; a change moves `generation().credentials`, so servers read them again.
+public protocol AnswerKeyStorage: AnyObject, Sendable {
+    /// Every key, oldest first.
+    func answerKeys() throws -> [AnswerKeyRecord]
+    /// Makes sure there is a key: when the table holds none, stores `adopting` (a data folder's
+    /// `answer-key.pem`), else a new random key, signing from 0. Never adds one to a table that holds any
+    /// (a retired key is not brought back). - Returns: every key.
+    func prepareAnswerKeys(adopting: P256.PrivateKey?, at now: Int64) throws -> [AnswerKeyRecord]
+    /// Rotation: a new key that signs from `now + lead`; every key that signs open-ended stops then; keys
+    /// whose last answer expired (`signsUntil + ttl < now`) are removed. - Returns: the new key.
+    func rotateAnswerKey(lead: Int64, ttl: Int64, at now: Int64) throws -> AnswerKeyRecord
 }
 
 /// Token buckets, and with them the check of a device-scoped request.

@@ -59,8 +59,8 @@ public final class EventHub: Sendable {
         var byToken: [String: Int] = [:]
     }
     private let state = Mutex(State())
-    private let wake = Condition((poked: false, running: false))
-    private let finished = DispatchSemaphore(value: 0)
+    /// The watcher thread's: poked, told to run or stop, and `finished` once it stopped.
+    private let wake = Condition((poked: false, running: false, finished: false))
     /// The watcher thread's own (in a Mutex only because the hub is shared).
     private let watcher = Mutex((lastPrune: 0.0, lastAlarm: String?.none))
     /// Told each live advance and its delivery to each stream (metrics); nil measures nothing.
@@ -96,7 +96,10 @@ public final class EventHub: Sendable {
 
     func start() {
         let started: Bool = wake.withLock { wake in
-            defer { wake.running = true }
+            defer {
+                if !wake.running { wake.finished = false }
+                wake.running = true
+            }
             return wake.running
         }
         guard !started else { return }
@@ -109,7 +112,7 @@ public final class EventHub: Sendable {
                 tick()
                 wake.wait(until: { $0.poked || !$0.running }, timeout: configuration.eventPollSeconds) { $0.poked = false }
             }
-            finished.signal()
+            wake.withLock(waking: .all) { $0.finished = true }
         }
         thread.name = "sync-events"
         thread.start()
@@ -120,7 +123,7 @@ public final class EventHub: Sendable {
             defer { wake.running = false }
             return wake.running
         }
-        if wasRunning { _ = finished.wait(timeout: .now() + 5) }
+        if wasRunning { wake.wait(until: { $0.finished }, timeout: 5) { _ in } }
     }
 
     /// Look at storage now (this process just changed something).

@@ -1,5 +1,5 @@
 import Foundation
 import PulseOpsCLI
 
-// Started by `pulse-pack push|gc` in its place (see PulsePack's OpsCommands); it presents itself as pulse-pack.
+// Started by `pulse-pack push|gc` in its place (see PulsePackCLI's OpsCommands); it presents itself as pulse-pack.
 exit(OpsCLI.main(Array(CommandLine.arguments.dropFirst())))

@@ -1,4 +1,5 @@
 import Foundation
+import PulseTestSupport
 import Testing
 
 @testable import PulseCore
@@ -91,9 +92,8 @@ struct JSONConformanceTests {
     }
 
     @Test func agreesWithStrictPython() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pulse-json-oracle-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let documents = Self.corpus + (try Self.mutants(count: 3000, seed: 20261201))
         var accepted = 0
         for (name, bytes) in documents {

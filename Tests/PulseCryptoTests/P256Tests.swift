@@ -1,5 +1,6 @@
 import Foundation
 import PulseCore
+import PulseTestSupport
 import Synchronization
 import Testing
 @testable import PulseCrypto
@@ -85,9 +86,8 @@ import Testing
         let message = Array("hello".utf8)
         #expect(key.publicKey.isValidSignature(try fromPEM.signature(for: message), for: message))
         // openssl reads our PEM and gives the same public key.
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("p256-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let keyFile = folder.appendingPathComponent("key.pem")
         try Data(pem.withUnsafeBytes { Array($0) }).write(to: keyFile)
         let spki = try runOpenSSL(["pkey", "-in", keyFile.path, "-pubout", "-outform", "DER"])
@@ -95,9 +95,8 @@ import Testing
     }
 
     @Test func opensslKeysImportAndInteroperate() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("p256-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let keyFile = folder.appendingPathComponent("key.pem")
         _ = try runOpenSSL(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", keyFile.path])
         let key = try P256.PrivateKey(pemRepresentation: Data(contentsOf: keyFile))
@@ -132,9 +131,8 @@ import Testing
             try P256.PrivateKey(pemRepresentation: Array(pem.replacingOccurrences(of: "PRIVATE KEY", with: "EC PRIVATE KEY").utf8))
         }
         // Other curves and algorithms, made by openssl.
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("p256-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let temporary = try TestFolder()
+        let folder = temporary.url
         for (name, options) in [("p384", ["-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-384"]),
                                 ("k256", ["-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:secp256k1"]),
                                 ("ed25519", ["-algorithm", "ED25519"]), ("x25519", ["-algorithm", "X25519"])] {

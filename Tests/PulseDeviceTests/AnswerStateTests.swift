@@ -1,6 +1,7 @@
 import Foundation
 import PulseCore
 import PulseSystem
+import PulseTestSupport
 import Testing
 @testable import PulseDevice
 
@@ -15,7 +16,7 @@ import Testing
         ])
 
     @Test func roundTripsAndIsPrivate() throws {
-        let temporary = try TemporaryDevice()
+        let temporary = try TestFolder()
         let url = temporary.url.appendingPathComponent("answers.json")
         #expect(try AnswerState.read(url) == AnswerState(), "a missing file is the state of a device that never saw a signed answer")
         try Self.sample.write(url)
@@ -27,7 +28,7 @@ import Testing
     /// A replace killed before its rename leaves a `.tmp-` file beside the state: the state read is the
     /// previous one, whole, and the next replace succeeds.
     @Test func aReplaceCutBeforeItsRenameLeavesThePreviousState() throws {
-        let temporary = try TemporaryDevice()
+        let temporary = try TestFolder()
         let url = temporary.url.appendingPathComponent("answers.json")
         try Self.sample.write(url)
         var next = Self.sample
@@ -58,7 +59,7 @@ import Testing
 
     @Test(arguments: ["torn", "garbage", "empty", "not ours", "seq a string", "negative time", "signs without keys", "deep", "huge"])
     func aDamagedFileIsAClearError(name: String) throws {
-        let temporary = try TemporaryDevice()
+        let temporary = try TestFolder()
         let url = temporary.url.appendingPathComponent("answers.json")
         try Data(Self.damaged(name, Self.sample.bytes)).write(to: url)
         let error = try #require(throws: DeviceError.self, "\(name)") { try AnswerState.read(url) }

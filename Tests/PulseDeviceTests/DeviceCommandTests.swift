@@ -30,7 +30,7 @@ import PulseCommandLine
     }
 
     @Test func usageAndFolderMistakesAreOneLineWithTheirExitCodes() throws {
-        let temporary = try TemporaryDevice()
+        let temporary = try TestFolder()
         let noFolder = run(["keys", "--session", "a"])
         #expect(noFolder.code == 64 && noFolder.output.errors.first == "pulse-device: error: keys: missing --device-dir <dir> (or set PULSE_DEVICE_DIR)")
         let empty = try DeviceFolder.open(temporary.path("empty"), create: true)
@@ -44,7 +44,7 @@ import PulseCommandLine
         let work = try TestFolder()
         let package = try SamplePackage.build(in: work.url)
         let server = try TestSyncServer(package: package)
-        let temporary = try TemporaryDevice()
+        let temporary = try TestFolder()
         let dir = temporary.path("phone")
         let enrolled = run(["enroll", "--server", server.url.absoluteString, "--token", try server.deviceCode(.session("keynote")), "--device-dir", dir, "--json"])
         #expect(enrolled.code == 0, "\(enrolled.output.errors)")

@@ -1,13 +1,14 @@
 import Foundation
 import PulseServer
 import PulseServerStorage
+import PulseTestSupport
 import SyncTestSupport
 import Synchronization
 @testable import PulseDevice
 
 /// A device enrolled with a real server in this process, talking URLSession over loopback.
 final class TestDevice: @unchecked Sendable {
-    let temporary: TemporaryDevice
+    let temporary: TestFolder
     let folder: DeviceFolder
     let identity: DeviceIdentity
     let transport = URLSessionTransport(timeout: 20, connectionsPerHost: 4)
@@ -20,7 +21,7 @@ final class TestDevice: @unchecked Sendable {
 
     /// A device of the server at `url` (a proxy in front of one).
     init(_ url: URL, token: String, name: String = #function) throws {
-        temporary = try TemporaryDevice(name)
+        temporary = try TestFolder(name)
         folder = try DeviceFolder.open(temporary.path("device"), create: true)
         identity = try Enrollment.enroll(server: url, token: token, folder: folder, name: "Test phone", platform: "ios", transport: transport)
         client = SyncClient(server: url, transport: transport, signer: RequestSigner(deviceId: identity.deviceId, key: try folder.key()))

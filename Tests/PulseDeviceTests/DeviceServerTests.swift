@@ -98,7 +98,7 @@ import Testing
             let blob = try Data(contentsOf: package.publicPart.appendingPathComponent("assets/\(slide.assetHash)"))
             let expected = try AES256GCM.open(blob, key: Array(Data(base64Encoded: slide.keyB64)!), nonce: Array(Data(base64Encoded: slide.nonceB64)!))
             #expect(plaintext.withUnsafeBytes { Array($0) } == expected)
-            #expect(SlideKind.of(plaintext) == "PDF")
+            #expect(SlideKind.of(plaintext) == .pdf)
         }
         #expect { try keys.open(slide: 3, of: manifest, cache: device.cache) } throws: { error in
             (error as? DeviceError)?.kind == .notReleased && "\(error)".contains("slides 0–2")

@@ -18,7 +18,7 @@ import Testing
     @Test func enrollsFromADeviceCodeLinkAndAnAttendeeLink() throws {
         let work = try TestFolder()
         let server = try TestSyncServer(package: try SamplePackage.build(in: work.url))
-        let temporary = try TemporaryDevice()
+        let temporary = try TestFolder()
 
         let code = try EnrollmentLink(server: server.url.absoluteString, credential: .deviceCode(try server.deviceCode(.session("keynote"))))
         let phone = run(["enroll", "--link", code.text, "--device-dir", temporary.path("phone"), "--json"])
@@ -42,7 +42,7 @@ import Testing
     }
 
     @Test func aHostileLinkIsOneLineWithoutTheSecretAndMixingOptionsIsAUsageError() throws {
-        let temporary = try TemporaryDevice()
+        let temporary = try TestFolder()
         let bad = run(["enroll", "--link", "pulse://enroll?code=ABCD-EFGH-JKMN", "--device-dir", temporary.path("a")])
         #expect(bad.code == 65, "\(bad.output.errors)")
         #expect(bad.output.errors.count == 1 && bad.output.errors[0].contains("--link: the enrollment link has no #code="))

@@ -34,7 +34,7 @@ import Testing
         let server = try TestSyncServer(package: try SamplePackage.build(in: work.url))
         let code = try server.deviceCode(.session("keynote"))
         _ = try TestDevice(server, token: code)
-        let temporary = try TemporaryDevice()
+        let temporary = try TestFolder()
         let folder = try DeviceFolder.open(temporary.path("device"), create: true)
         let transport = URLSessionTransport(timeout: 10)
         defer { transport.invalidate() }
@@ -57,7 +57,7 @@ import Testing
                 return Breaker.json(200, "{\"keys\":[\(otherKey.publicKey.jwk(kid: kid))]}")
             })
         })
-        let temporary = try TemporaryDevice()
+        let temporary = try TestFolder()
         let folder = try DeviceFolder.open(temporary.path("device"), create: true)
         let transport = URLSessionTransport(timeout: 10)
         defer { transport.invalidate() }

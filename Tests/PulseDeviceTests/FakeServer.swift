@@ -3,6 +3,7 @@ import PulseCore
 import PulseAnswerSignature
 import PulseCrypto
 @testable import PulseDevice
+import PulseTestSupport
 
 /// An in-memory server behind the `HTTPTransport` seam: manifests with ETags and 304s, blobs with Range and
 /// If-Range, keys, the time, and faults (a corrupt blob, an answer cut short, a clock that disagrees).
@@ -166,13 +167,13 @@ struct MemoryKey: DeviceKey {
 
 /// A device folder talking to a `FakeServer`.
 struct FakeDevice {
-    let temporary: TemporaryDevice
+    let temporary: TestFolder
     let folder: DeviceFolder
     let cache: DeviceCache
     let client: SyncClient
 
     init(_ server: FakeServer, skew: Double = 0, name: String = #function) throws {
-        temporary = try TemporaryDevice(name)
+        temporary = try TestFolder(name)
         folder = try DeviceFolder.open(temporary.path("device"), create: true)
         cache = DeviceCache(folder: folder)
         let now = server.with { Double($0.now) }

@@ -1,11 +1,12 @@
 import Foundation
 import PulseCrypto
+import PulseTestSupport
 import Testing
 @testable import PulseDevice
 
 @Suite struct FileDeviceKeyTests {
     @Test func aNewKeyIsA0600FileThatLoadsAgainAndSigns() throws {
-        let folder = try TemporaryDevice()
+        let folder = try TestFolder()
         let made = try FileDeviceKey.create(at: folder.path("k.pem"))
         let attributes = try FileManager.default.attributesOfItem(atPath: folder.path("k.pem"))
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
@@ -18,7 +19,7 @@ import Testing
     }
 
     @Test func aKeyOthersMayReadIsRefusedWithTheFix() throws {
-        let folder = try TemporaryDevice()
+        let folder = try TestFolder()
         _ = try FileDeviceKey.create(at: folder.path("k.pem"))
         chmod(folder.path("k.pem"), 0o644)
         do {
@@ -30,7 +31,7 @@ import Testing
     }
 
     @Test func aLooseDeviceFolderIsRefused() throws {
-        let folder = try TemporaryDevice()
+        let folder = try TestFolder()
         let device = folder.path("phone")
         _ = try DeviceFolder.open(device, create: true)
         #expect(((try FileManager.default.attributesOfItem(atPath: device))[.posixPermissions] as? Int) == 0o700)

@@ -27,7 +27,7 @@ import Testing
         try Self.images(count: 40, megabytes: 20, seed: 1, into: deck)
         try package.rebuild()
         let server = try TestSyncServer(package: package, wrap: { sync, _ in SlowAssets(sync, package: package) })
-        let temporary = try TemporaryDevice()
+        let temporary = try TestFolder()
         let folder = try DeviceFolder.open(temporary.path("device"), create: true)
         let transport = URLSessionTransport(timeout: 10)
         defer { transport.invalidate() }

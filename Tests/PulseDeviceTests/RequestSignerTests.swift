@@ -1,5 +1,6 @@
 import Foundation
 import PulseCrypto
+import PulseTestSupport
 import Testing
 @testable import PulseDevice
 
@@ -37,7 +38,7 @@ import Testing
     }
 
     @Test func aHeaderSignedWithTheExampleKeyVerifiesWithItsPublishedPublicKey() throws {
-        let folder = try TemporaryDevice()
+        let folder = try TestFolder()
         try Data(Self.examplePEM.utf8).write(to: URL(fileURLWithPath: folder.path("key.pem")))
         chmod(folder.path("key.pem"), 0o600)
         let key = try FileDeviceKey.load(at: folder.path("key.pem"))
@@ -81,15 +82,4 @@ struct NoTransport: HTTPTransport {
     func exchange(_ request: DeviceRequest, cancellation: Cancellation?, _ receive: @escaping @Sendable (TransportEvent) throws -> Void) throws {
         throw DeviceError(.network, "no transport in this test")
     }
-}
-
-/// A 0700 folder for one test.
-final class TemporaryDevice: @unchecked Sendable {
-    let url: URL
-    init(_ name: String = #function) throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("pulse-device-\(name.filter { $0.isLetter }.prefix(30))-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-    }
-    deinit { try? FileManager.default.removeItem(at: url) }
-    func path(_ relative: String) -> String { url.appendingPathComponent(relative).path }
 }

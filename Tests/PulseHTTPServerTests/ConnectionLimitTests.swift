@@ -2,6 +2,7 @@ import Foundation
 import PulseHTTPServer
 import PulseSystem
 import PulseSystemTesting
+import PulseTestSupport
 import Testing
 
 /// Issue 23: a connection over `maxConnectionsPerIP` or `maxConnections` gets an answer a client can act on —

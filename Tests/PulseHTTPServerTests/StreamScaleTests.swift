@@ -1,6 +1,7 @@
 import Foundation
 import PulseHTTPServer
 import PulseSystem
+import PulseTestSupport
 import Testing
 
 /// Thousands of event streams on one server: the clients run in a separate process (Scripts/lib/stream-clients) so

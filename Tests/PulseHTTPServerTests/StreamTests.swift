@@ -2,6 +2,7 @@ import Foundation
 import PulseHTTPServer
 import PulseSystem
 import PulseSystemTesting
+import PulseTestSupport
 import Synchronization
 import Testing
 
@@ -39,16 +40,6 @@ final class FanOut: @unchecked Sendable {
             headers: [HTTPHeader("Content-Type", "text/event-stream"), HTTPHeader("Cache-Control", "no-store")],
             body: .stream(stream))
     }
-}
-
-/// Waits until `condition` holds (or `seconds` pass); returns whether it held.
-func eventually(within seconds: Double, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if condition() { return true }
-        usleep(5_000)
-    }
-    return condition()
 }
 
 @Suite(.serialized) struct StreamTests {

@@ -1,12 +1,13 @@
 import Foundation
 import PulseHTTPServer
+import PulseTestSupport
 import Testing
 @testable import PulseOrigin
 
 @Suite struct AccessLogTests {
     @Test func oneEscapedLinePerRequest() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("access-\(UUID().uuidString).log").path
-        defer { unlink(path) }
+        let folder = try TestFolder()
+        let path = folder.path("access.log")
         let log = try AccessLog.file(path)
         log.record(HTTPExchange(
             client: Array("10.1.2.3".utf8), method: "GET", target: Array("/a b\n\\c".utf8), status: 404, bodyBytes: 10,
@@ -24,8 +25,8 @@ import Testing
     /// The default format, pinned whole (issue 19 item 3 left it as it was): time, client, method, target, status,
     /// body bytes, milliseconds with three decimals, note.
     @Test func theTextLineIsPinned() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("access-\(UUID().uuidString).log").path
-        defer { unlink(path) }
+        let folder = try TestFolder()
+        let path = folder.path("access.log")
         let log = try AccessLog.file(path)
         log.record(HTTPExchange(
             client: Array("203.0.113.7".utf8), method: "GET", target: Array("/api/sync/keys?session=keynote".utf8), status: 200,
@@ -38,8 +39,8 @@ import Testing
 
     /// Issue 10 item 10: the method is escaped like the target, so it cannot move the cursor or fake fields.
     @Test func methodIsEscaped() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("access-\(UUID().uuidString).log").path
-        defer { unlink(path) }
+        let folder = try TestFolder()
+        let path = folder.path("access.log")
         let log = try AccessLog.file(path)
         log.record(HTTPExchange(
             client: Array("10.1.2.3".utf8), method: "\u{1b}[2J\u{8}\u{b}GET 200", target: Array("/x".utf8), status: 400,

@@ -81,7 +81,8 @@ import Testing
     }
 
     @Test func startupChecksThePackageFolder() throws {
-        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("no-such-\(UUID().uuidString)")
+        let folder = try TestFolder()
+        let missing = folder.url.appendingPathComponent("no-such")
         #expect(throws: OriginError("package folder \(missing.path) does not exist")) {
             try Origin(configuration: OriginConfiguration(packageRoot: missing), accessLog: nil)
         }

@@ -158,8 +158,8 @@ import Testing
 
     /// The hostile request's line in both formats: neither holds a raw control byte.
     @Test func theAccessLogClassWritesTheFormatItWasGiven() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("access-\(UUID().uuidString).log").path
-        defer { unlink(path) }
+        let folder = try TestFolder()
+        let path = folder.path("access.log")
         let log = try AccessLog.file(path, format: .json, resource: LogResource(serviceName: "pulse-origin", serviceVersion: "t"))
         log.record(HTTPExchange(
             client: Array("10.1.2.3".utf8), method: "\u{1b}[2J", target: Array("/a b\n\\c".utf8), status: 404, bodyBytes: 10,

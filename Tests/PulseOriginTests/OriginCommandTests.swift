@@ -1,5 +1,6 @@
 import Foundation
 @testable import PulseCommandLine
+import PulseTestSupport
 import Testing
 @testable import PulseOrigin
 @testable import PulseOriginCLI
@@ -15,10 +16,8 @@ import Testing
 
     @Test func missingOrInvalidPackageExits1() throws {
         #expect(OriginCommand.main(["--package", "/nonexistent/\(UUID().uuidString)"]) == ExitCode.failure)
-        let notAPackage = FileManager.default.temporaryDirectory.appendingPathComponent("not-a-package-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: notAPackage, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: notAPackage) }
-        #expect(OriginCommand.main(["--package", notAPackage.path]) == ExitCode.failure)
+        let notAPackage = try TestFolder()
+        #expect(OriginCommand.main(["--package", notAPackage.url.path]) == ExitCode.failure)
     }
 
     @Test func settingsAndSizes() throws {

@@ -10,8 +10,8 @@ import Testing
         let published = try TestPackage.publicPart()
         let hash = try published.addBlob(Array("public blob".utf8))
         let version = try published.addAppConfig("acme", json: #"{"org":"acme"}"#)
-        let package = FileManager.default.temporaryDirectory.appendingPathComponent("pulse-origin-package-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: package) }
+        let folder = try TestFolder()
+        let package = folder.url
         try FileManager.default.createDirectory(at: package.appendingPathComponent("server"), withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: published.publicRoot, to: package.appendingPathComponent("public"))
         // What only the sync server may read sits next to it, and must not be reachable.

@@ -18,8 +18,8 @@ extension TestPackage {
     /// Returns once the kernel's clock for file times has moved past `time` (it ticks every few milliseconds), so
     /// that a change made next gets a later change time: creates a scratch file until its change time is later.
     static func waitForClockTick(after time: timespec) throws {
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("tick-\(UUID().uuidString)").path
-        defer { unlink(scratch) }
+        let folder = try TestFolder()
+        let scratch = folder.path("tick")
         for _ in 0..<10_000 {
             let fd = open(scratch, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
             guard fd >= 0 else { throw CocoaError(.fileWriteUnknown) }

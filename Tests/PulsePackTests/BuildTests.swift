@@ -46,8 +46,8 @@ struct BuildTests {
         let series = Support.samples.appendingPathComponent("series.json")
         let first = folder.appendingPathComponent("one"), second = folder.appendingPathComponent("two")
         let pinned = ["SOURCE_DATE_EPOCH": "1796392800"]
-        try Support.build(series, out: first, secret: secret, packageId: Support.packageId, environment: pinned)
-        try Support.build(series, out: second, secret: secret, packageId: Support.packageId, environment: pinned)
+        try Support.build(series, out: first, secret: secret, packageId: Support.packageID, environment: pinned)
+        try Support.build(series, out: second, secret: secret, packageId: Support.packageID, environment: pinned)
         let a = Support.snapshot(first), b = Support.snapshot(second)
         #expect(a.count > 30)
         #expect(a == b)
@@ -69,7 +69,7 @@ struct BuildTests {
             let out = folder.appendingPathComponent("jobs-\(workers)")
             var options = Builder.Options(input: series, output: out, environment: Support.environment.merging(["SOURCE_DATE_EPOCH": "0"]) { $1 })
             options.secretFile = secret
-            options.packageId = Support.packageId
+            options.packageId = Support.packageID
             options.workers = workers
             try Builder(options: options).run()
             snapshots.append(Support.snapshot(out))

@@ -38,7 +38,7 @@ struct MigrationTests {
         let folder = temporary.url
         let out = try Self.copyFixture(to: folder)
         let session = try Support.sessionFile(in: folder, deck: Support.fixtures.appendingPathComponent("pdf/links.pdf"))
-        let report = try Support.build(session, out: out, packageId: Support.packageId, environment: Self.environment(folder))
+        let report = try Support.build(session, out: out, packageId: Support.packageID, environment: Self.environment(folder))
         #expect(report.migrated == Support.packageID)
 
         #expect(try FileManager.default.contentsOfDirectory(atPath: out.path).sorted() == [".lock", "public", "server"])
@@ -75,7 +75,7 @@ struct MigrationTests {
         let reference = referenceFolder.url
         let referenceOut = try Self.copyFixture(to: reference)
         let deck = Support.fixtures.appendingPathComponent("pdf/links.pdf")
-        try Support.build(try Support.sessionFile(in: reference, deck: deck), out: referenceOut, packageId: Support.packageId,
+        try Support.build(try Support.sessionFile(in: reference, deck: deck), out: referenceOut, packageId: Support.packageID,
                           environment: Self.environment(reference))
 
         let temporary = try TestFolder("stopped-\(step)")
@@ -96,7 +96,7 @@ struct MigrationTests {
         #expect(fixtureFiles.subtracting(present).isEmpty, "files missing after step \(step)")
         #expect(try PackageMigration.isNeeded(PulsePackage(root: out)) == (step < 13))
 
-        try Support.build(try Support.sessionFile(in: folder, deck: deck), out: out, packageId: Support.packageId,
+        try Support.build(try Support.sessionFile(in: folder, deck: deck), out: out, packageId: Support.packageID,
                           environment: Self.environment(folder))
         #expect(Support.snapshot(out) == Support.snapshot(referenceOut), "after a stop at step \(step)")
         #expect(try String(contentsOf: home, encoding: .utf8) == Self.secretText)

@@ -15,12 +15,10 @@ enum Support {
     static let keynotePDF = samples.appendingPathComponent("decks/keynote.pdf")
     static let keynoteImages = samples.appendingPathComponent("decks/keynote-images")
 
-    /// Where the tests' builds keep package secrets by default (never the real user's config folder).
-    static let configHome: URL = {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("pulse-pack-tests-config-\(UUID().uuidString.prefix(8))")
-        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }()
+    /// Where the tests' builds keep package secrets by default (never the real user's config folder): one folder
+    /// for the whole test run (a static is never released, so it stays until the process ends, as before).
+    static let configFolder = try! TestFolder("configHome")
+    static var configHome: URL { configFolder.url }
 
     /// The environment builds and the CLI see: the real one, with the secret home moved to `configHome`
     /// and no secret from the environment.
@@ -66,7 +64,7 @@ enum Support {
 
     @discardableResult
     static func build(
-        _ input: URL, out: URL, deck: URL? = nil, secret: URL? = nil, packageId: String? = nil,
+        _ input: URL, out: URL, deck: URL? = nil, secret: URL? = nil, packageId: PackageID? = nil,
         environment extra: [String: String] = [:], sealTo: [String] = []
     ) throws -> BuildReport {
         var options = Builder.Options(input: input, output: out, environment: environment.merging(extra) { $1 })
@@ -164,4 +162,5 @@ final class Capture: @unchecked Sendable {
     func add(err line: String) { lock.withLock { err.append(line) } }
 }
 
+import PulseTestSupport
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import PulsePostgres
 import PulsePostgresTesting
+import PulseTestSupport
 import Testing
 
 /// URLs as libpq reads them, and a password that never reaches a message.
@@ -56,8 +57,8 @@ import Testing
     }
 
     @Test func withoutPostgreSQLInstalledTheHarnessSaysToRunBootstrap() throws {
-        let empty = FileManager.default.temporaryDirectory.appendingPathComponent("no-postgresql-\(UUID().uuidString)")
-        let error = #expect(throws: PostgresCluster.Failure.self) { try PostgresCluster.findBinaries(root: empty) }
+        let empty = try TestFolder()
+        let error = #expect(throws: PostgresCluster.Failure.self) { try PostgresCluster.findBinaries(root: empty.url) }
         #expect(error?.description.contains("run Scripts/bootstrap") == true)
         #expect(try PostgresCluster.findBinaries().path.hasPrefix("/usr/lib/postgresql/"))
     }

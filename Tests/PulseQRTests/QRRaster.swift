@@ -1,5 +1,6 @@
 import Foundation
 import PulseQR
+import PulseTestSupport
 
 /// Draws what a QR code's SVG draws, without an SVG renderer: reads the `<path>`'s runs back into a
 /// module matrix (the path language PulseQR writes: `M x y`, `m dx dy`, `h n`, `v1`, `h-n`, `z`), then
@@ -68,9 +69,8 @@ struct RasterError: Error, CustomStringConvertible {
 enum ZBar {
     /// `name` gives the image's format by its extension (`code.pgm`, `code.png`).
     static func decode(_ image: Data, name: String = "code.pgm") throws -> String {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pulse-qr-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let temporary = try TestFolder()
+        let folder = temporary.url
         let file = folder.appendingPathComponent(name)
         try image.write(to: file)
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/zbarimg") else {

@@ -1,5 +1,6 @@
 import Foundation
 import PulseSQLite
+import PulseTestSupport
 import Synchronization
 import Testing
 
@@ -17,14 +18,14 @@ import Testing
     }
 
     @Test func aCopyTakenWhileAnotherConnectionWritesIsOneConsistentSnapshot() throws {
-        let file = try TemporaryDatabase()
-        let database = try file.open()
+        let folder = try TestFolder()
+        let database = try folder.openDatabase()
         try database.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, n INTEGER NOT NULL, padding BLOB)")
         try Self.fill(database, pairs: 0..<1500)  // some 700 pages: hundreds of steps of one page
 
         // A writer on its own connection commits pairs all through the copy.
         let stop = Flag()
-        let path = file.path
+        let path = folder.databasePath
         let writer = Thread {
             guard let other = try? Database(path: path) else { return }
             var n = 10_000
@@ -36,7 +37,7 @@ import Testing
         writer.start()
         Thread.sleep(forTimeInterval: 0.05)
         let before = try #require(try database.scalarInteger("SELECT count(*) FROM t"))
-        let copyPath = file.folder.appendingPathComponent("copy.sqlite").path
+        let copyPath = folder.path("copy.sqlite")
         let pages = try database.backup(to: copyPath, pagesPerStep: 1)
         let after = try #require(try database.scalarInteger("SELECT count(*) FROM t"))
         stop.set()
@@ -57,22 +58,22 @@ import Testing
     }
 
     @Test func aCopyNeverReplacesAFileAndAFailedOneLeavesNothing() throws {
-        let file = try TemporaryDatabase()
-        let database = try file.open()
+        let folder = try TestFolder()
+        let database = try folder.openDatabase()
         try database.execute("CREATE TABLE t (n INTEGER); INSERT INTO t VALUES (1)")
-        let existing = file.folder.appendingPathComponent("existing").path
+        let existing = folder.path("existing")
         try Data("keep me".utf8).write(to: URL(fileURLWithPath: existing))
         #expect(throws: SQLiteError.self) { try database.backup(to: existing) }
         #expect(try String(contentsOfFile: existing, encoding: .utf8) == "keep me")
-        let nowhere = file.folder.appendingPathComponent("missing/copy.sqlite").path
+        let nowhere = folder.path("missing/copy.sqlite")
         let error = #expect(throws: SQLiteError.self) { try database.backup(to: nowhere) }
         #expect(error?.message.contains("cannot create the copy") == true)
         #expect(!FileManager.default.fileExists(atPath: nowhere))
     }
 
     @Test func applicationIDAndIntegrityCheck() throws {
-        let file = try TemporaryDatabase()
-        let database = try file.open()
+        let folder = try TestFolder()
+        let database = try folder.openDatabase()
         #expect(try database.applicationID() == 0)
         try database.setApplicationID(0x506C_7342)
         #expect(try database.applicationID() == 0x506C_7342)
@@ -81,7 +82,7 @@ import Testing
             for n in 0..<400 { try database.cached("INSERT INTO t VALUES (?, randomblob(500))").run([.int(n)]) }
         }
         #expect(try database.integrityProblems() == nil)
-        let copyPath = file.folder.appendingPathComponent("copy.sqlite").path
+        let copyPath = folder.path("copy.sqlite")
         try database.backup(to: copyPath)
         #expect(try Database(path: copyPath, flags: [.readOnly]).applicationID() == 0x506C_7342)
 

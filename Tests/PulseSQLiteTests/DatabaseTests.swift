@@ -1,11 +1,12 @@
 import Foundation
 import Testing
 import PulseSQLite
+import PulseTestSupport
 
 @Suite struct DatabaseTests {
     @Test func valuesRoundTripExactly() throws {
-        let file = try TemporaryDatabase()
-        let database = try file.open()
+        let folder = try TestFolder()
+        let database = try folder.openDatabase()
         try database.execute("CREATE TABLE t (a, b, c, d, e, f, g)")
         let values: [SQLiteValue] = [
             .integer(Int64.min), .real(-0.5), .text(""), .text("a\u{0}b é 🙂"), .blob([]), .blob([0, 1, 255]), .null,
@@ -18,8 +19,8 @@ import PulseSQLite
     }
 
     @Test func connectionIsConfiguredForDurabilityAndIntegrity() throws {
-        let file = try TemporaryDatabase()
-        let database = try file.open()
+        let folder = try TestFolder()
+        let database = try folder.openDatabase()
         #expect(try database.scalarText("PRAGMA journal_mode") == "wal")
         #expect(try database.scalarInteger("PRAGMA synchronous") == 2)  // FULL
         #expect(try database.scalarInteger("PRAGMA foreign_keys") == 1)
@@ -27,12 +28,12 @@ import PulseSQLite
 
         var normal = Database.Options()
         normal.synchronous = .normal
-        #expect(try file.open(normal).scalarInteger("PRAGMA synchronous") == 1)
+        #expect(try folder.openDatabase(normal).scalarInteger("PRAGMA synchronous") == 1)
     }
 
     @Test func constraintViolationIsOneTypedErrorWithSQLitesMessage() throws {
-        let file = try TemporaryDatabase()
-        let database = try file.open()
+        let folder = try TestFolder()
+        let database = try folder.openDatabase()
         try database.execute("""
             CREATE TABLE parent (id TEXT PRIMARY KEY);
             CREATE TABLE child (parent TEXT NOT NULL REFERENCES parent(id));
@@ -51,8 +52,8 @@ import PulseSQLite
     }
 
     @Test func wrongParameterCountAndBadSQLAreErrors() throws {
-        let file = try TemporaryDatabase()
-        let database = try file.open()
+        let folder = try TestFolder()
+        let database = try folder.openDatabase()
         try database.execute("CREATE TABLE t (a)")
         #expect(throws: SQLiteError.self) { try database.cached("INSERT INTO t VALUES (?)").run([1, 2]) }
         let syntax = #expect(throws: SQLiteError.self) { try database.prepare("SELEKT 1") }
@@ -62,8 +63,8 @@ import PulseSQLite
     }
 
     @Test func cachedStatementsArePreparedOnce() throws {
-        let file = try TemporaryDatabase()
-        let database = try file.open()
+        let folder = try TestFolder()
+        let database = try folder.openDatabase()
         #expect(try database.cached("SELECT 1") === database.cached("SELECT 1"))
         #expect(try database.prepare("SELECT 1") !== database.cached("SELECT 1"))
     }
@@ -75,17 +76,17 @@ import PulseSQLite
     }
 
     @Test func symbolicLinksAreNotFollowed() throws {
-        let file = try TemporaryDatabase()
-        _ = try file.open()
-        let link = file.folder.appendingPathComponent("link.sqlite").path
-        #expect(symlink(file.path, link) == 0)
+        let folder = try TestFolder()
+        _ = try folder.openDatabase()
+        let link = folder.path("link.sqlite")
+        #expect(symlink(folder.databasePath, link) == 0)
         #expect(throws: SQLiteError.self) { try Database(path: link) }
     }
 
     @Test func dataVersionMovesOnlyForOtherConnectionsCommits() throws {
-        let file = try TemporaryDatabase()
-        let watcher = try file.open()
-        let writer = try file.open()
+        let folder = try TestFolder()
+        let watcher = try folder.openDatabase()
+        let writer = try folder.openDatabase()
         try writer.execute("CREATE TABLE t (a)")
         let before = try watcher.dataVersion()
         try watcher.execute("INSERT INTO t VALUES (1)")  // its own commit: no change for itself
@@ -99,9 +100,9 @@ import PulseSQLite
     /// The WAL index header stays as it is while nothing commits, and moves at every commit of any
     /// connection, its reader's own included: what lets a watcher skip `dataVersion` (and its file locks).
     @Test func walIndexHeaderMovesAtEveryCommitOnly() throws {
-        let file = try TemporaryDatabase()
-        let watcher = try file.open()
-        let writer = try file.open()
+        let folder = try TestFolder()
+        let watcher = try folder.openDatabase()
+        let writer = try folder.openDatabase()
         try writer.execute("CREATE TABLE t (a)")
         let before = try #require(watcher.walIndexHeader())
         _ = try watcher.dataVersion()
@@ -120,12 +121,12 @@ import PulseSQLite
 
     /// Without a write-ahead log there is no index to read: nil (ask `dataVersion`), and no `-shm` file appears.
     @Test func noWALIndexHeaderWithoutWAL() throws {
-        let file = try TemporaryDatabase()
+        let folder = try TestFolder()
         var rollback = Database.Options()
         rollback.writeAheadLog = false
-        let database = try file.open(rollback)
+        let database = try folder.openDatabase(rollback)
         try database.execute("CREATE TABLE t (a)")
         #expect(database.walIndexHeader() == nil)
-        #expect(!FileManager.default.fileExists(atPath: file.path + "-shm"))
+        #expect(!FileManager.default.fileExists(atPath: folder.databasePath + "-shm"))
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import PulseSQLite
+import PulseTestSupport
 
 @Suite struct PoolTests {
     final class Gauge: @unchecked Sendable {
@@ -14,8 +15,8 @@ import PulseSQLite
     }
 
     @Test func neverHandsOneConnectionToTwoThreadsAndNeverOpensMoreThanItsCapacity() throws {
-        let file = try TemporaryDatabase()
-        let path = file.path
+        let folder = try TestFolder()
+        let path = folder.databasePath
         let gauge = Gauge()
         let pool = DatabasePool(capacity: 3) { gauge.open(); return try Database(path: path) }
         let users = ObjectIdentifiers()
@@ -34,8 +35,8 @@ import PulseSQLite
     }
 
     @Test func aConnectionComesBackWithoutAnOpenTransaction() throws {
-        let file = try TemporaryDatabase()
-        let path = file.path
+        let folder = try TestFolder()
+        let path = folder.databasePath
         let pool = DatabasePool(capacity: 1) { try Database(path: path) }
         try pool.withConnection { db in try db.execute("CREATE TABLE t (a); BEGIN IMMEDIATE; INSERT INTO t VALUES (1)") }
         try pool.withConnection { db throws in
@@ -67,26 +68,26 @@ final class ObjectIdentifiers: @unchecked Sendable {
     ]
 
     @Test func freshDatabaseGetsEveryStep() throws {
-        let file = try TemporaryDatabase()
-        let database = try file.open()
+        let folder = try TestFolder()
+        let database = try folder.openDatabase()
         #expect(try database.migrate(migrations) == (0, 2))
         #expect(try database.migrate(migrations) == (2, 2))
         #expect(try database.scalarInteger("SELECT count(*) FROM schema_version") == 2)
     }
 
     @Test func olderSchemaMigratesOnce() throws {
-        let file = try TemporaryDatabase()
-        try file.open().migrate(Array(migrations.prefix(1)))
-        let database = try file.open()
+        let folder = try TestFolder()
+        try folder.openDatabase().migrate(Array(migrations.prefix(1)))
+        let database = try folder.openDatabase()
         #expect(try database.migrate(migrations) == (1, 2))
         #expect(try database.migrate(migrations) == (2, 2))
         #expect(try database.scalarInteger("SELECT count(*) FROM a") == 1)
     }
 
     @Test func concurrentStartsMigrateOnce() throws {
-        let file = try TemporaryDatabase()
-        try file.open().migrate(Array(migrations.prefix(1)))
-        let path = file.path
+        let folder = try TestFolder()
+        try folder.openDatabase().migrate(Array(migrations.prefix(1)))
+        let path = folder.databasePath
         let results = Results()
         let migrations = migrations
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
@@ -94,23 +95,23 @@ final class ObjectIdentifiers: @unchecked Sendable {
         }
         #expect(results.failures.isEmpty, "\(results.failures)")
         #expect(results.froms.sorted() == [1, 2, 2, 2, 2, 2, 2, 2])
-        #expect(try file.open().scalarInteger("SELECT count(*) FROM a") == 1)
+        #expect(try folder.openDatabase().scalarInteger("SELECT count(*) FROM a") == 1)
     }
 
     @Test func aFailingMigrationLeavesTheOldSchema() throws {
-        let file = try TemporaryDatabase()
-        try file.open().migrate(Array(migrations.prefix(1)))
+        let folder = try TestFolder()
+        try folder.openDatabase().migrate(Array(migrations.prefix(1)))
         let broken = migrations.prefix(1) + [Migration(version: 2, sql: "CREATE TABLE b (y); INSERT INTO nowhere VALUES (1)")]
-        #expect(throws: SQLiteError.self) { try file.open().migrate(Array(broken)) }
-        let database = try file.open()
+        #expect(throws: SQLiteError.self) { try folder.openDatabase().migrate(Array(broken)) }
+        let database = try folder.openDatabase()
         #expect(try database.scalarInteger("SELECT max(version) FROM schema_version") == 1)
         #expect(try database.scalarInteger("SELECT count(*) FROM sqlite_schema WHERE name = 'b'") == 0)
     }
 
     @Test func newerSchemaIsRefused() throws {
-        let file = try TemporaryDatabase()
-        try file.open().migrate(migrations)
-        let error = #expect(throws: SQLiteError.self) { try file.open().migrate(Array(migrations.prefix(1))) }
+        let folder = try TestFolder()
+        try folder.openDatabase().migrate(migrations)
+        let error = #expect(throws: SQLiteError.self) { try folder.openDatabase().migrate(Array(migrations.prefix(1))) }
         #expect(error?.message.contains("schema version 2, newer than this program knows (1)") == true)
     }
 }

@@ -1,13 +1,14 @@
 import Foundation
 import Testing
 import PulseSQLite
+import PulseTestSupport
 
 @Suite struct TransactionTests {
     struct Boom: Error {}
 
     @Test func commitsWhenTheBodyReturnsAndRollsBackWhenItThrows() throws {
-        let file = try TemporaryDatabase()
-        let database = try file.open()
+        let folder = try TestFolder()
+        let database = try folder.openDatabase()
         try database.execute("CREATE TABLE t (a INTEGER)")
         let value = try database.transaction { db in
             try db.cached("INSERT INTO t VALUES (1)").run()
@@ -23,12 +24,12 @@ import PulseSQLite
         #expect(!database.isInTransaction)
         #expect(try database.scalarInteger("SELECT group_concat(a) FROM t").map(String.init) == "1")
         // Another connection sees only the committed row.
-        #expect(try file.open().scalarInteger("SELECT count(*) FROM t") == 1)
+        #expect(try folder.openDatabase().scalarInteger("SELECT count(*) FROM t") == 1)
     }
 
     @Test func transactionsDoNotNest() throws {
-        let file = try TemporaryDatabase()
-        let database = try file.open()
+        let folder = try TestFolder()
+        let database = try folder.openDatabase()
         let error = #expect(throws: SQLiteError.self) {
             try database.transaction { db in try db.transaction { _ in } }
         }
@@ -37,12 +38,12 @@ import PulseSQLite
     }
 
     @Test func immediateTransactionTakesTheWriteLockAtBegin() throws {
-        let file = try TemporaryDatabase()
-        let first = try file.open()
+        let folder = try TestFolder()
+        let first = try folder.openDatabase()
         try first.execute("CREATE TABLE t (a)")
         var impatient = Database.Options()
         impatient.busyTimeoutMilliseconds = 0
-        let second = try file.open(impatient)
+        let second = try folder.openDatabase(impatient)
         try first.transaction(.immediate) { _ throws in
             // No statement has written yet, and still the second writer cannot begin.
             let error = #expect(throws: SQLiteError.self) { try second.transaction(.immediate) { _ in } }
@@ -53,9 +54,9 @@ import PulseSQLite
     }
 
     @Test func writersOnManyThreadsQueueOnTheLockAndLoseNothing() throws {
-        let file = try TemporaryDatabase()
-        try file.open().execute("CREATE TABLE counter (n INTEGER NOT NULL); INSERT INTO counter VALUES (0)")
-        let path = file.path
+        let folder = try TestFolder()
+        try folder.openDatabase().execute("CREATE TABLE counter (n INTEGER NOT NULL); INSERT INTO counter VALUES (0)")
+        let path = folder.databasePath
         let pool = DatabasePool(capacity: 4) { try Database(path: path) }
         let failures = Failures()
         DispatchQueue.concurrentPerform(iterations: 40) { _ in
@@ -70,7 +71,7 @@ import PulseSQLite
             } catch { failures.add(error) }
         }
         #expect(failures.all.isEmpty)
-        #expect(try file.open().scalarInteger("SELECT n FROM counter") == 40)
+        #expect(try folder.openDatabase().scalarInteger("SELECT n FROM counter") == 40)
     }
 }
 

@@ -6,7 +6,7 @@ import Testing
 @testable import PulseSyncAPI
 
 @Suite struct KeyAnswersTests {
-    static let table = KeyTableRecord(sessionId: "talk", deckVersion: 3, packageId: "p", slides: [
+    static let table = KeyTableRecord(sessionId: "talk", deckVersion: 3, packageId: TestContent.packageAID, slides: [
         SlideKey(n: 1, assetHash: Digest(of: [1]), keyB64: "K1", nonceB64: "N1"),
         SlideKey(n: 0, assetHash: Digest(of: [0]), keyB64: "K0", nonceB64: "N0"),
     ])

@@ -54,7 +54,7 @@ import Testing
         let (manifest, version) = PackageVersion.stamped([
             "series": ["id": "conf"], "sessions": [["id": "talk", "title": "T", "packageVersion": "v1"], ["id": "lab", "title": "L", "packageVersion": "w1"]],
         ])
-        let record = SeriesRecord(id: "conf", packageId: "", packageVersion: version, manifest: manifest.prettyBytes, sessionIds: ["talk", "lab"])
+        let record = SeriesRecord(id: "conf", packageId: TestContent.packageAID, packageVersion: version, manifest: manifest.prettyBytes, sessionIds: ["talk", "lab"])
         #expect(try ManifestView.series(record, visibleVersions: ["talk": "v1", "lab": "w1"]) == .init(body: record.manifest, packageVersion: version))
         let changed = try ManifestView.series(record, visibleVersions: ["talk": "v2", "lab": "w1"])
         let parsed = try JSONValue.parse(Data(changed.body))

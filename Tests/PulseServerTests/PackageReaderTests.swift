@@ -25,13 +25,13 @@ import Testing
     @Test func readsEveryPartOfAServerPart() throws {
         let (package, identity) = try Self.sample()
         let plan = try PackageReader(package: package.root, identities: [identity]).read()
-        #expect(plan.packageId == package.packageId.hex)
+        #expect(plan.packageId == package.packageId)
         #expect(plan.sessions.map(\.id) == ["keynote", "lab"].sorted())
         let keynote = try #require(plan.sessions.first { $0.id == "keynote" })
         #expect(keynote.deckVersion == 2 && keynote.slideCount == 5 && keynote.seriesId == "conf" && keynote.gated.isEmpty)
         let expected = TestPackage.slides("keynote", deckVersion: 2, count: 5)
         #expect(keynote.keyTable.slides.map(\.keyB64) == expected.map { Data($0.key).base64EncodedString() })
-        #expect(keynote.keyTable.packageId == package.packageId.hex)
+        #expect(keynote.keyTable.packageId == package.packageId)
         // The stored manifest is the file's canonical content, and hashes to its version.
         #expect(PackageVersion.of(try JSONValue.parse(Data(keynote.manifest))) == keynote.packageVersion)
 

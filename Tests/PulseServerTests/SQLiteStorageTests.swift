@@ -24,6 +24,22 @@ import Testing
         #expect(error?.kind == .storage)
     }
 
+    /// Package ids are parsed where they leave the database: one changed by hand is a storage error naming the
+    /// row, never a key table or an import refusal built on a string that is no package id.
+    @Test func anUnreadablePackageIdInTheDatabaseIsAStorageError() throws {
+        let (folder, storage, database) = try Self.open()
+        defer { withExtendedLifetime(folder) {} }
+        try TestContent.seed(storage, "talk")
+        try database.execute("UPDATE key_tables SET package_id = 'not-a-package'")
+        let error = #expect(throws: ServerError.self) { try storage.keyTable(sessionId: "talk", deckVersion: 1) }
+        #expect(error?.kind == .storage && error?.message == "key table talk/1 has an unreadable package id in the database")
+        try database.execute("UPDATE sessions SET package_id = 'not-a-package'")
+        let refused = #expect(throws: ServerError.self) {
+            try storage.importContent(TestContent.plan([TestContent.session("talk")]), options: ImportOptions(), at: 2000)
+        }
+        #expect(refused?.kind == .storage && refused?.message == "session talk has an unreadable package id in the database")
+    }
+
     @Test func theSchemaRefusesStatesTheServerMustNeverBeIn() throws {
         let (folder, storage, database) = try Self.open()
         defer { withExtendedLifetime(folder) {} }

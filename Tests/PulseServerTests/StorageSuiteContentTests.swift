@@ -75,7 +75,7 @@ import Testing
         let storage = try backend.make().storage
         _ = try storage.importContent(T.plan([T.session("talk")], series: [T.series("conf", sessions: ["talk"])]), options: ImportOptions(), at: 1000)
         _ = try storage.updateSession(id: "talk", SessionUpdate(state: .live, maxShown: 2), at: 1100)
-        let other = T.plan([T.session("talk", packageId: T.packageB, seed: "b")], series: [T.series("conf", sessions: ["talk"])], packageId: T.packageB)
+        let other = T.plan([T.session("talk", packageId: T.packageBID, seed: "b")], series: [T.series("conf", sessions: ["talk"])], packageId: T.packageBID)
         let error = #expect(throws: ServerError.self) { try storage.importContent(other, options: ImportOptions(), at: 1200) }
         #expect(error?.message.hasPrefix("session talk was imported from package \(T.packageA), this is package \(T.packageB)") == true)
         #expect(try storage.session(id: "talk")?.packageId == T.packageA)
@@ -84,8 +84,8 @@ import Testing
         #expect(replaced.sessions.map(\.outcome) == [.manifest])
         let record = try #require(try storage.session(id: "talk"))
         #expect(record.packageId == T.packageB && record.state == .live && record.maxShown == 2)
-        #expect(try storage.keyTable(sessionId: "talk", deckVersion: 1)?.packageId == T.packageB)
-        #expect(try storage.series(id: "conf")?.packageId == T.packageB)
+        #expect(try storage.keyTable(sessionId: "talk", deckVersion: 1)?.packageId == T.packageBID)
+        #expect(try storage.series(id: "conf")?.packageId == T.packageBID)
     }
 
     @Test(arguments: StorageBackend.all)

@@ -12,7 +12,7 @@ enum TestContent {
     static let packageBID = PackageID(packageB)!
 
     /// A key table whose keys depend on `seed`: same seed, same keys.
-    static func keyTable(session: String, deckVersion: Int, slides: Int, packageId: String = packageA, seed: String = "") -> KeyTableRecord {
+    static func keyTable(session: String, deckVersion: Int, slides: Int, packageId: PackageID = packageAID, seed: String = "") -> KeyTableRecord {
         KeyTableRecord(sessionId: session, deckVersion: deckVersion, packageId: packageId, slides: (0..<slides).map { n in
             let digest = SHA256.hash(Array("\(session)/\(deckVersion)/\(n)/\(seed)".utf8))
             return SlideKey(
@@ -22,7 +22,7 @@ enum TestContent {
     }
 
     static func session(
-        _ id: String, deckVersion: Int = 1, slides: Int = 10, packageId: String = packageA, seed: String = "", manifestNote: String = "",
+        _ id: String, deckVersion: Int = 1, slides: Int = 10, packageId: PackageID = packageAID, seed: String = "", manifestNote: String = "",
         gated: [GatedResource] = [], series: String? = nil
     ) -> SessionImport {
         let manifest = JSONValue.object([
@@ -41,7 +41,7 @@ enum TestContent {
         return SeriesImport(id: id, packageVersion: version, manifest: stamped.prettyBytes, sessionIds: sessions)
     }
 
-    static func plan(_ sessions: [SessionImport], series: [SeriesImport] = [], packageId: String = packageA) -> ImportPlan {
+    static func plan(_ sessions: [SessionImport], series: [SeriesImport] = [], packageId: PackageID = packageAID) -> ImportPlan {
         ImportPlan(packageId: packageId, sessions: sessions, series: series)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import PulseTestSupport
 import Testing
 import PulseCore
 
@@ -56,8 +57,8 @@ import PulseCore
     }
 
     @Test func blobsWrittenThroughTheOpenFolderCommitUnderTheirNames() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pulse-flusher-\(UUID().uuidString.prefix(8))")
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let temporary = try TestFolder()
+        let folder = temporary.url.appendingPathComponent("blobs")
         let store = BlobStore(folder: folder)
         // Made after the batch, as the builder does: the folder is opened at the first put.
         let batch = BlobBatch(store: store)

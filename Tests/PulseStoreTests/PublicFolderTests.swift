@@ -2,6 +2,7 @@ import Foundation
 import PulseCore
 import PulseCrypto
 import PulseStore
+import PulseTestSupport
 import Testing
 
 /// The public index and blob lists as read from a folder or an S3 object: one parser, and an error that
@@ -43,9 +44,8 @@ struct PublicFolderTests {
     }
 
     @Test func locateFindsThePublicPartOfAPackageOrTakesAPushedFolder() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pulse-public-\(UUID().uuidString.prefix(8))")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let temporary = try TestFolder()
+        let folder = temporary.url
         #expect(PublicFolder.locate(folder).root == folder)
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("public"), withIntermediateDirectories: true)
         #expect(PublicFolder.locate(folder).root == folder.appendingPathComponent("public"))

@@ -1,5 +1,6 @@
 import Foundation
 import PulseSystem
+import PulseTestSupport
 import Testing
 
 @Suite struct ErrnoTests {
@@ -11,11 +12,10 @@ import Testing
     }
 
     @Test func isReadRightAfterTheFailedCall() throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        #expect(throws: PathError("stat", path: scratch.file("missing"), errno: .noSuchFile)) { try FileInfo.of(scratch.file("missing")) }
+        let scratch = try TestFolder()
+        #expect(throws: PathError("stat", path: scratch.path("missing"), errno: .noSuchFile)) { try FileInfo.of(scratch.path("missing")) }
         try scratch.write("file", "x")
-        #expect(throws: PathError("stat", path: scratch.file("file/below"), errno: .notFolder)) { try FileInfo.of(scratch.file("file/below")) }
+        #expect(throws: PathError("stat", path: scratch.path("file/below"), errno: .notFolder)) { try FileInfo.of(scratch.path("file/below")) }
     }
 
     /// Foundation's errors in the system's words, never "The operation could not be completed. …".
@@ -31,10 +31,9 @@ import Testing
         #expect(Errno(foundation: URLError(.timedOut)) == nil)
         #expect(Errno.describe(PathError("write", path: "/x", errno: .ioError)) == "Input/output error")
         // A real one: Foundation reading a folder that is not there.
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        #expect(throws: (any Error).self) { try Data(contentsOf: URL(fileURLWithPath: scratch.file("missing"))) }
-        do { _ = try Data(contentsOf: URL(fileURLWithPath: scratch.file("missing"))) } catch {
+        let scratch = try TestFolder()
+        #expect(throws: (any Error).self) { try Data(contentsOf: URL(fileURLWithPath: scratch.path("missing"))) }
+        do { _ = try Data(contentsOf: URL(fileURLWithPath: scratch.path("missing"))) } catch {
             #expect(Errno.describe(error) == "No such file or directory")
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import PulseSystem
+import PulseTestSupport
 import Testing
 
 /// The lock against other processes: util-linux's flock(1) is the other process.
@@ -8,13 +9,12 @@ import Testing
 
     /// Whether another process could take the lock now (`flock -n`): its exit status is 0 if it could.
     func otherProcessCanLock(_ path: String, shared: Bool = false) throws -> Bool {
-        try Scratch.run(Self.flockTool, ["-n", shared ? "-s" : "-x", path, "true"]) == 0
+        try Shell.run(Self.flockTool, ["-n", shared ? "-s" : "-x", path, "true"]) == 0
     }
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: flockTool))) func excludesAnotherProcessUntilReleased() throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        let path = scratch.file(".lock")
+        let scratch = try TestFolder()
+        let path = scratch.path(".lock")
         var lock = try FileLock.acquire(try File.open(path, .readWrite, creatingWith: 0o644))
         #expect(lock != nil)
         #expect(try !otherProcessCanLock(path))
@@ -30,9 +30,8 @@ import Testing
     }
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: flockTool))) func sharedLocksShareAndExcludeAnExclusiveOne() throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        let path = scratch.file(".lock")
+        let scratch = try TestFolder()
+        let path = scratch.path(".lock")
         let lock = try #require(try FileLock.acquire(try File.open(path, .readWrite, creatingWith: 0o644), .shared))
         #expect(try otherProcessCanLock(path, shared: true))
         #expect(try !otherProcessCanLock(path))
@@ -57,9 +56,8 @@ import Testing
     /// Another process holds it: no wait gives nil at once, a wait gives nil after it, `forever` returns once
     /// the holder lets go, and a holder killed with -9 has let go (the kernel releases its locks).
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: flockTool))) func waitsForAnotherHolderAndTakesItOnceItDies() throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        let path = scratch.file(".lock")
+        let scratch = try TestFolder()
+        let path = scratch.path(".lock")
         let killed = try holder(path, seconds: 30)
         defer { if killed.isRunning { kill(killed.processIdentifier, SIGKILL) } }
         let file = try File.open(path, .readWrite, creatingWith: 0o644)
@@ -84,9 +82,8 @@ import Testing
 
     /// The holder's file stays open and writable for who-holds-it notes.
     @Test func theHolderWritesIntoTheLockedFile() throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        let lock = try #require(try FileLock.acquire(try File.open(scratch.file(".lock"), .readWrite, creatingWith: 0o644)))
+        let scratch = try TestFolder()
+        let lock = try #require(try FileLock.acquire(try File.open(scratch.path(".lock"), .readWrite, creatingWith: 0o644)))
         try lock.file.truncate(to: 0)
         try lock.file.write(Array("pid 42".utf8), at: 0)
         #expect(scratch.read(".lock") == "pid 42")

@@ -1,20 +1,20 @@
 import Foundation
 import PulseSystem
+import PulseTestSupport
 import Testing
 
 @Suite struct FileTests {
     @Test func createNewRefusesAnythingThere() throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
+        let scratch = try TestFolder()
         try scratch.write("taken", "old")
-        #expect(throws: PathError("create", path: scratch.file("taken"), errno: .exists)) { try File.createNew(scratch.file("taken"), mode: 0o600) }
+        #expect(throws: PathError("create", path: scratch.path("taken"), errno: .exists)) { try File.createNew(scratch.path("taken"), mode: 0o600) }
         #expect(scratch.read("taken") == "old")
         // A symbolic link is not followed, even to nowhere: nothing is created at its target.
-        try FileManager.default.createSymbolicLink(atPath: scratch.file("link"), withDestinationPath: scratch.file("target"))
-        #expect(throws: PathError("create", path: scratch.file("link"), errno: .exists)) { try File.createNew(scratch.file("link"), mode: 0o600) }
-        #expect(!FileManager.default.fileExists(atPath: scratch.file("target")))
+        try FileManager.default.createSymbolicLink(atPath: scratch.path("link"), withDestinationPath: scratch.path("target"))
+        #expect(throws: PathError("create", path: scratch.path("link"), errno: .exists)) { try File.createNew(scratch.path("link"), mode: 0o600) }
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("target")))
 
-        let file = try File.createNew(scratch.file("new"), mode: 0o600)
+        let file = try File.createNew(scratch.path("new"), mode: 0o600)
         try file.write(Array("fresh".utf8))
         try file.close()
         try file.close()  // again: nothing
@@ -23,9 +23,8 @@ import Testing
     }
 
     @Test func writesAndReadsAtOffsetsTruncatesAndTellsWhatItIs() throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        let file = try File.open(scratch.file("data"), .readWrite, creatingWith: 0o644)
+        let scratch = try TestFolder()
+        let file = try File.open(scratch.path("data"), .readWrite, creatingWith: 0o644)
         try file.write(Array("hello world".utf8))
         try file.write(Array("W".utf8), at: 6)
         #expect(try file.read(upTo: 100, at: 0) == Array("hello World".utf8))
@@ -37,72 +36,69 @@ import Testing
         try file.setPermissions(0o640)
         let info = try file.info()
         #expect(info.isRegularFile && info.size == 5 && info.permissions == 0o640)
-        #expect(info.isSameFile(as: try FileInfo.of(scratch.file("data"))))
+        #expect(info.isSameFile(as: try FileInfo.of(scratch.path("data"))))
         #expect(info.owner == SystemProcess.effectiveUserID)
         #expect(!file.isTerminal)
-        #expect(try FileInfo.of(scratch.path).isFolder)
-        #expect(throws: PathError("open", path: scratch.file("missing"), errno: .noSuchFile)) { try File.open(scratch.file("missing")) }
+        #expect(try FileInfo.of(scratch.url.path).isFolder)
+        #expect(throws: PathError("open", path: scratch.path("missing"), errno: .noSuchFile)) { try File.open(scratch.path("missing")) }
     }
 
     /// A file opened for appending gets every write at its end, and `redirect` sends a descriptor's writes to
     /// another file (an access log reopened after logrotate moved it).
     @Test func appendsAndRedirects() throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        let log = try File.openForAppending(scratch.file("log"), creatingWith: 0o644)
-        let other = try File.open(scratch.file("log"), .writeOnly)
+        let scratch = try TestFolder()
+        let log = try File.openForAppending(scratch.path("log"), creatingWith: 0o644)
+        let other = try File.open(scratch.path("log"), .writeOnly)
         try log.write(Array("one\n".utf8))
         try other.write(Array("ONE".utf8))  // overwrites "one" at offset 0
         try log.write(Array("two\n".utf8))  // still at the end
         #expect(scratch.read("log") == "ONE\ntwo\n")
-        try FileSystem.rename(scratch.file("log"), to: scratch.file("log.1"))
-        try log.redirect(to: try File.openForAppending(scratch.file("log"), creatingWith: 0o644))
+        try FileSystem.rename(scratch.path("log"), to: scratch.path("log.1"))
+        try log.redirect(to: try File.openForAppending(scratch.path("log"), creatingWith: 0o644))
         try log.write(Array("three\n".utf8))
         #expect(scratch.read("log") == "three\n")
         #expect(scratch.read("log.1") == "ONE\ntwo\n")
     }
 
     @Test func aFolderWorksRelativeToItself() throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        let folder = try Folder.open(scratch.path)
+        let scratch = try TestFolder()
+        let folder = try Folder.open(scratch.url.path)
         let file = try folder.createNew(".tmp-a", mode: 0o600)
         try file.write(Array("abc".utf8))
         try file.close()
         #expect(folder.sizeOfRegularFile(".tmp-a") == 3)
-        #expect(throws: PathError("create", path: scratch.file(".tmp-a"), errno: .exists)) { try folder.createNew(".tmp-a", mode: 0o600) }
+        #expect(throws: PathError("create", path: scratch.path(".tmp-a"), errno: .exists)) { try folder.createNew(".tmp-a", mode: 0o600) }
         try folder.rename(".tmp-a", to: "a")
         try folder.sync()
         #expect(scratch.names() == ["a"])
         #expect(folder.sizeOfRegularFile(".tmp-a") == nil)
         try folder.remove("a")
         #expect(scratch.names() == [])
-        #expect(throws: PathError("open folder", path: scratch.file("none"), errno: .noSuchFile)) { try Folder.open(scratch.file("none")) }
+        #expect(throws: PathError("open folder", path: scratch.path("none"), errno: .noSuchFile)) { try Folder.open(scratch.path("none")) }
     }
 
     @Test func pathCallsSayWhatFailed() throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        #expect(try FileSystem.makeFolder(scratch.file("sub"), mode: 0o700))
-        #expect(try !FileSystem.makeFolder(scratch.file("sub"), mode: 0o700))
-        #expect(throws: PathError("mkdir", path: scratch.file("none/sub"), errno: .noSuchFile)) {
-            try FileSystem.makeFolder(scratch.file("none/sub"), mode: 0o700)
+        let scratch = try TestFolder()
+        #expect(try FileSystem.makeFolder(scratch.path("sub"), mode: 0o700))
+        #expect(try !FileSystem.makeFolder(scratch.path("sub"), mode: 0o700))
+        #expect(throws: PathError("mkdir", path: scratch.path("none/sub"), errno: .noSuchFile)) {
+            try FileSystem.makeFolder(scratch.path("none/sub"), mode: 0o700)
         }
         try scratch.write("a", "a")
-        try FileSystem.link(scratch.file("a"), as: scratch.file("b"))
-        #expect(throws: PathError("link", path: scratch.file("b"), errno: .exists)) { try FileSystem.link(scratch.file("a"), as: scratch.file("b")) }
-        try FileSystem.setPermissions(scratch.file("b"), 0o604)
+        try FileSystem.link(scratch.path("a"), as: scratch.path("b"))
+        #expect(throws: PathError("link", path: scratch.path("b"), errno: .exists)) { try FileSystem.link(scratch.path("a"), as: scratch.path("b")) }
+        try FileSystem.setPermissions(scratch.path("b"), 0o604)
         #expect(try scratch.permissions("a") == 0o604)
-        #expect(try FileSystem.removeIfPresent(scratch.file("b")))
-        #expect(try !FileSystem.removeIfPresent(scratch.file("b")))
-        #expect(throws: PathError("remove", path: scratch.file("b"), errno: .noSuchFile)) { try FileSystem.remove(scratch.file("b")) }
-        #expect(FileSystem.isAccessible(scratch.path, [.read, .write, .search]))
-        #expect(!FileSystem.isAccessible(scratch.file("b"), .read))
-        #expect(FileInfo.sizeOfRegularFile(scratch.file("a")) == 1)
-        #expect(FileInfo.sizeOfRegularFile(scratch.path) == nil)
-        try FileManager.default.createSymbolicLink(atPath: scratch.file("link"), withDestinationPath: "a")
-        #expect(try FileInfo.ofLink(scratch.file("link")).kind == .symbolicLink)
-        #expect(try FileInfo.of(scratch.file("link")).kind == .regular)
+        #expect(try FileSystem.removeIfPresent(scratch.path("b")))
+        #expect(try !FileSystem.removeIfPresent(scratch.path("b")))
+        #expect(throws: PathError("remove", path: scratch.path("b"), errno: .noSuchFile)) { try FileSystem.remove(scratch.path("b")) }
+        #expect(FileSystem.isAccessible(scratch.url.path, [.read, .write, .search]))
+        #expect(!FileSystem.isAccessible(scratch.path("b"), .read))
+        #expect(FileInfo.sizeOfRegularFile(scratch.path("a")) == 1)
+        #expect(FileInfo.sizeOfRegularFile(scratch.url.path) == nil)
+        try FileManager.default.createSymbolicLink(atPath: scratch.path("link"), withDestinationPath: "a")
+        #expect(try FileInfo.ofLink(scratch.path("link")).kind == .symbolicLink)
+        #expect(try FileInfo.of(scratch.path("link")).kind == .regular)
     }
 
     @Test func processesAndClocks() throws {
@@ -121,29 +117,28 @@ import Testing
     }
 
     @Test func readsWholeFilesIntoOneKeptBuffer() throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
+        let scratch = try TestFolder()
         let big = String(repeating: "0123456789", count: 20_000), small = "tiny"
         try scratch.write("big", big)
         try scratch.write("small", small)
         try scratch.write("empty", "")
         var buffer: [UInt8] = []
-        let bigCount = try File.open(scratch.file("big")).readAll(into: &buffer, limit: 1 << 20)
+        let bigCount = try File.open(scratch.path("big")).readAll(into: &buffer, limit: 1 << 20)
         #expect(bigCount == 200_000)
         #expect(String(decoding: buffer[..<bigCount], as: UTF8.self) == big)
         let grown = buffer.count
         // The buffer keeps its size; only the count says what is the file's.
-        let smallCount = try File.open(scratch.file("small")).readAll(into: &buffer, limit: 1 << 20)
+        let smallCount = try File.open(scratch.path("small")).readAll(into: &buffer, limit: 1 << 20)
         #expect(String(decoding: buffer[..<smallCount], as: UTF8.self) == small)
         #expect(buffer.count == grown)
-        #expect(try File.open(scratch.file("empty")).readAll(into: &buffer, limit: 1 << 20) == 0)
+        #expect(try File.open(scratch.path("empty")).readAll(into: &buffer, limit: 1 << 20) == 0)
         // A file longer than the limit: limit + 1 bytes are read, no more.
-        #expect(try File.open(scratch.file("big")).readAll(into: &buffer, limit: 1000) == 1001)
+        #expect(try File.open(scratch.path("big")).readAll(into: &buffer, limit: 1000) == 1001)
         #expect(String(decoding: buffer[..<1001], as: UTF8.self) == String(big.prefix(1001)))
         var fresh: [UInt8] = []
-        #expect(try File.open(scratch.file("big")).readAll(into: &fresh, limit: 1000) == 1001)
+        #expect(try File.open(scratch.path("big")).readAll(into: &fresh, limit: 1000) == 1001)
         #expect(fresh.count <= 1001)
         // A folder opens but does not read: the error names it.
-        #expect(throws: PathError.self) { try File.open(scratch.path).readAll(into: &buffer, limit: 10) }
+        #expect(throws: PathError.self) { try File.open(scratch.url.path).readAll(into: &buffer, limit: 10) }
     }
 }

@@ -1,6 +1,10 @@
 import PulseCrypto
 import PulsePostgres
 
+/// The device certificate keys in the database: the one concern file without a SQLite twin. A SQLite box keeps
+/// its one key in the data folder (`device-cert-key.pem`); instances on one PostgreSQL database must share their
+/// keys, so they live here (see `ServerStorage`'s table). No protocol: one backend has it, and `serve` asks for
+/// it by type.
 extension PostgresStorage {
     /// Makes sure the database holds the device certificate keys every instance signs and publishes with:
     /// adds `adopting` (a data folder's `device-cert-key.pem`: certificates it signed must keep verifying)

@@ -1,3 +1,4 @@
+import PulseCore
 import PulsePostgres
 
 extension PostgresStorage {
@@ -24,11 +25,11 @@ extension PostgresStorage {
     }
 
     private static func importSession(
-        _ session: SessionImport, packageId: String, options: ImportOptions, at now: Int64, on db: PostgresConnection
+        _ session: SessionImport, packageId: PackageID, options: ImportOptions, at now: Int64, on db: PostgresConnection
     ) throws -> ImportSummary.SessionOutcome {
         let id = session.id
         let held = try db.query("SELECT package_id, deck_version, package_version, gated FROM sessions WHERE id = $1 FOR UPDATE", [.text(id)])
-            .first.map { row in HeldSession(packageId: try row.string(0), deckVersion: try row.int(1), packageVersion: try row.string(2), gated: try row.bytes(3)) }
+            .first.map { row in HeldSession(packageId: try .stored(try row.string(0), of: "session \(id)"), deckVersion: try row.int(1), packageVersion: try row.string(2), gated: try row.bytes(3)) }
         let gated = GatedResource.encode(session.gated)
         if try session.replaces(held, packageId: packageId, options: options) {
             _ = try db.query("DELETE FROM key_tables WHERE session_id = $1", [.text(id)])
@@ -36,7 +37,7 @@ extension PostgresStorage {
         let table = session.keyTable
         let digest = table.digest
         let heldTable = try db.query("SELECT digest, package_id FROM key_tables WHERE session_id = $1 AND deck_version = $2", [.text(id), .int(table.deckVersion)])
-            .first.map { HeldKeyTable(digest: try $0.bytes(0), packageId: try $0.string(1)) }
+            .first.map { HeldKeyTable(digest: try $0.bytes(0), packageId: try .stored(try $0.string(1), of: "key table \(id)/\(table.deckVersion)")) }
         if try session.isUnchanged(held, table: heldTable, digest: digest, packageId: packageId, gated: gated) { return .unchanged }
 
         _ = try db.query("""
@@ -46,29 +47,29 @@ extension PostgresStorage {
                 package_version = EXCLUDED.package_version, deck_version = EXCLUDED.deck_version, slide_count = EXCLUDED.slide_count,
                 manifest = EXCLUDED.manifest, gated = EXCLUDED.gated, updated_at = EXCLUDED.updated_at
             """, [
-                .text(id), .text(packageId), .text(session.seriesId), .text(session.packageVersion), .int(session.deckVersion),
+                .text(id), .text(packageId.hex), .text(session.seriesId), .text(session.packageVersion), .int(session.deckVersion),
                 .int(session.slideCount), .bytes(session.manifest), .bytes(gated), .integer(now),
             ])
         if heldTable == nil {
             _ = try db.query("""
                 INSERT INTO key_tables (session_id, deck_version, package_id, digest, slides, imported_at) VALUES ($1, $2, $3, $4, $5, $6)
-                """, [.text(id), .int(table.deckVersion), .text(packageId), .bytes(digest), .bytes(KeyTableRecord.encode(table.slides)), .integer(now)])
+                """, [.text(id), .int(table.deckVersion), .text(packageId.hex), .bytes(digest), .bytes(KeyTableRecord.encode(table.slides)), .integer(now)])
         }
         try recordChange(.content(packageVersion: session.packageVersion, deckVersion: session.deckVersion), session: id, at: now, on: db)
         return session.outcome(after: held)
     }
 
     private static func importSeries(
-        _ series: SeriesImport, packageId: String, options: ImportOptions, at now: Int64, on db: PostgresConnection
+        _ series: SeriesImport, packageId: PackageID, options: ImportOptions, at now: Int64, on db: PostgresConnection
     ) throws -> ImportSummary.SeriesOutcome {
         let held = try db.query("SELECT package_id, package_version FROM series WHERE id = $1 FOR UPDATE", [.text(series.id)])
-            .first.map { (packageId: try $0.string(0), packageVersion: try $0.string(1)) }
+            .first.map { (packageId: try PackageID.stored(try $0.string(0), of: "series \(series.id)"), packageVersion: try $0.string(1)) }
         if try series.isUnchanged(held, packageId: packageId, options: options) { return .unchanged }
         _ = try db.query("""
             INSERT INTO series (id, package_id, package_version, manifest, updated_at) VALUES ($1, $2, $3, $4, $5)
             ON CONFLICT (id) DO UPDATE SET package_id = EXCLUDED.package_id, package_version = EXCLUDED.package_version,
                 manifest = EXCLUDED.manifest, updated_at = EXCLUDED.updated_at, generation = series.generation + 1
-            """, [.text(series.id), .text(packageId), .text(series.packageVersion), .bytes(series.manifest), .integer(now)])
+            """, [.text(series.id), .text(packageId.hex), .text(series.packageVersion), .bytes(series.manifest), .integer(now)])
         _ = try db.query("DELETE FROM series_sessions WHERE series_id = $1", [.text(series.id)])
         // Session ids are identifiers ([a-z0-9-]): a comma-joined list is unambiguous.
         _ = try db.query("""
@@ -93,7 +94,8 @@ extension PostgresStorage {
                 .first.map { (packageId: try $0.string(0), slides: try $0.bytes(1)) }
         }
         guard let row else { return nil }
-        return KeyTableRecord(sessionId: sessionId, deckVersion: deckVersion, packageId: row.packageId, slides: try KeyTableRecord.decode(row.slides))
+        return KeyTableRecord(
+            sessionId: sessionId, deckVersion: deckVersion, packageId: try .stored(row.packageId, of: "key table \(sessionId)/\(deckVersion)"), slides: try KeyTableRecord.decode(row.slides))
     }
 
     public func series(id: String) throws -> SeriesRecord? {
@@ -104,7 +106,7 @@ extension PostgresStorage {
                 FROM series s WHERE id = $1
                 """, [.text(id)]).first.map { row in
                     SeriesRecord(
-                        id: id, packageId: try row.string(0), packageVersion: try row.string(1), manifest: try row.bytes(2),
+                        id: id, packageId: try .stored(try row.string(0), of: "series \(id)"), packageVersion: try row.string(1), manifest: try row.bytes(2),
                         sessionIds: (try row.optionalString(3)?.split(separator: ",").map(String.init)) ?? [], generation: try row.int64(4))
                 }
         }

@@ -39,20 +39,6 @@ public struct AnswerKeyRecord: Sendable {
     }
 }
 
-/// The answer-signing keys, shared by every instance of a database (issue 21). Kept by both backends in
-/// table `answer_keys`; a change moves `generation().credentials`, so servers read them again.
-public protocol AnswerKeyStorage: AnyObject, Sendable {
-    /// Every key, oldest first.
-    func answerKeys() throws -> [AnswerKeyRecord]
-    /// Makes sure there is a key: when the table holds none, stores `adopting` (a data folder's
-    /// `answer-key.pem`), else a new random key, signing from 0. Never adds one to a table that holds any
-    /// (a retired key is not brought back). - Returns: every key.
-    func prepareAnswerKeys(adopting: P256.PrivateKey?, at now: Int64) throws -> [AnswerKeyRecord]
-    /// Rotation: a new key that signs from `now + lead`; every key that signs open-ended stops then; keys
-    /// whose last answer expired (`signsUntil + ttl < now`) are removed. - Returns: the new key.
-    func rotateAnswerKey(lead: Int64, ttl: Int64, at now: Int64) throws -> AnswerKeyRecord
-}
-
 extension AnswerKeyRecord {
     /// The PKCS#8 PEM bytes; the caller wipes them.
     func pem() throws -> [UInt8] { try privateKey.pemRepresentation().copyBytes() }

@@ -1,10 +1,12 @@
+import PulseCore
+
 /// Everything one `pulse-server import` writes, read and checked completely before any write.
 public struct ImportPlan: Sendable {
-    public var packageId: String
+    public var packageId: PackageID
     public var sessions: [SessionImport]
     public var series: [SeriesImport]
 
-    public init(packageId: String, sessions: [SessionImport], series: [SeriesImport]) {
+    public init(packageId: PackageID, sessions: [SessionImport], series: [SeriesImport]) {
         self.packageId = packageId
         self.sessions = sessions
         self.series = series
@@ -79,11 +81,11 @@ public struct ImportSummary: Equatable, Sendable {
         case unchanged
     }
 
-    public var packageId: String
+    public var packageId: PackageID
     public var sessions: [(id: String, outcome: SessionOutcome)]
     public var series: [(id: String, outcome: SeriesOutcome)]
 
-    public init(packageId: String, sessions: [(id: String, outcome: SessionOutcome)], series: [(id: String, outcome: SeriesOutcome)]) {
+    public init(packageId: PackageID, sessions: [(id: String, outcome: SessionOutcome)], series: [(id: String, outcome: SeriesOutcome)]) {
         self.packageId = packageId
         self.sessions = sessions
         self.series = series
@@ -118,7 +120,7 @@ public struct SessionContent: Equatable, Sendable {
 /// A series' current manifest and the sessions it lists.
 public struct SeriesRecord: Equatable, Sendable {
     public var id: String
-    public var packageId: String
+    public var packageId: PackageID
     public var packageVersion: String
     public var manifest: [UInt8]
     public var sessionIds: [String]
@@ -126,7 +128,7 @@ public struct SeriesRecord: Equatable, Sendable {
     /// change sequences, the `seq` of a signed series manifest.
     public var generation: Int64
 
-    public init(id: String, packageId: String, packageVersion: String, manifest: [UInt8], sessionIds: [String], generation: Int64 = 0) {
+    public init(id: String, packageId: PackageID, packageVersion: String, manifest: [UInt8], sessionIds: [String], generation: Int64 = 0) {
         self.generation = generation
         self.id = id
         self.packageId = packageId

@@ -24,10 +24,10 @@ public struct SlideKey: Equatable, Sendable, CustomStringConvertible, CustomRefl
 public struct KeyTableRecord: Equatable, Sendable, CustomStringConvertible, CustomReflectable {
     public var sessionId: String
     public var deckVersion: Int
-    public var packageId: String
+    public var packageId: PackageID
     public var slides: [SlideKey]
 
-    public init(sessionId: String, deckVersion: Int, packageId: String, slides: [SlideKey]) {
+    public init(sessionId: String, deckVersion: Int, packageId: PackageID, slides: [SlideKey]) {
         self.sessionId = sessionId
         self.deckVersion = deckVersion
         self.packageId = packageId
