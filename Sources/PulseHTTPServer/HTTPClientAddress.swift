@@ -81,37 +81,3 @@ public struct HTTPClientAddress: Sendable, Hashable, CustomStringConvertible {
         return buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
     }
 }
-
-/// An IP network in CIDR notation (`10.0.0.0/8`, `2001:db8::/32`, or one address): which client addresses
-/// to trust, e.g. the proxies whose `X-Forwarded-For` may be believed.
-public struct HTTPNetwork: Sendable, Hashable, CustomStringConvertible {
-    public let address: HTTPClientAddress
-    /// Prefix length in bits of the 128-bit form (an IPv4 `/8` is stored as `/104`).
-    public let prefixLength: Int
-
-    /// Parses `address/prefix` or a bare address (a single host); nil for anything malformed.
-    public init?(_ text: String) {
-        let parts = text.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
-        guard let address = HTTPClientAddress(String(parts[0])) else { return nil }
-        let bits = address.isIPv4 && !parts[0].contains(":") ? 32 : 128
-        var prefix = bits
-        if parts.count == 2 {
-            guard let given = Int(parts[1]), (0...bits).contains(given), parts[1].allSatisfy(\.isASCII) else { return nil }
-            prefix = given
-        }
-        self.prefixLength = prefix + (128 - bits)
-        self.address = address
-    }
-
-    /// True when `client` lies in this network.
-    public func contains(_ client: HTTPClientAddress) -> Bool {
-        let highBits = min(prefixLength, 64), lowBits = max(prefixLength - 64, 0)
-        let highMask: UInt64 = highBits == 0 ? 0 : ~0 << UInt64(64 - highBits)
-        let lowMask: UInt64 = lowBits == 0 ? 0 : ~0 << UInt64(64 - lowBits)
-        return client.high & highMask == address.high & highMask && client.low & lowMask == address.low & lowMask
-    }
-
-    public var description: String {
-        address.isIPv4 && prefixLength >= 96 ? "\(address)/\(prefixLength - 96)" : "\(address)/\(prefixLength)"
-    }
-}

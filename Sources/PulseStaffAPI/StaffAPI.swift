@@ -29,7 +29,8 @@ import PulseServerStorage
 ///
 /// Minted: `{"kind","id","secret","scope"?,"maxDevices"?,"role"?,"session"?,"expiresAt"?}`, the same as `admin … --json`.
 /// Errors: `{"error","message"}` with 400 (bad input), 403 (`forbidden`: the token's role may not do it),
-/// 404 (no such thing), 409 (a refused change).
+/// 404 (no such thing), 409 (a refused change); `{"error":"rateLimited"}` with 429 and `Retry-After` when a
+/// presenter's or moderator's token changes (or tries to) faster than `SyncConfiguration.staffChangeLimit`.
 ///
 /// Roles (StaffPermissions.swift): before a route runs, `requirement` names the `StaffAction` it needs and
 /// the session it acts on, and `StaffPrincipal.may` decides; a refused change is audited `refused:forbidden`.
@@ -164,6 +165,13 @@ public final class StaffAPI: HTTPResponder {
         let administration = self.administration.acting(
             as: .staff(tokenId: principal.tokenId, role: principal.role.rawValue), from: sync.clientAddress(of: request)?.description)
         let parts = path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        // A presenter's or moderator's changes, done or refused, each write an audit row: at a clicker's pace
+        // at most (`staffChangeLimit`). Past it, 429 before anything is decided or recorded, as a 401 is not.
+        if principal.role != .admin, StaffAPI.auditedAction(request.method, parts) != nil,
+           case let .limited(retryAfter) = try storage.takeRateToken("staff-change " + principal.tokenId, limit: configuration.staffChangeLimit, at: clock())
+        {
+            return answers.rateLimited(retryAfter: retryAfter, note: "staff:rate-limited")
+        }
         if let (action, session) = StaffAPI.requirement(request, parts), !principal.may(action, session: session) {
             return forbidden(principal, action, session: session, request: request, parts: parts, administration: administration)
         }

@@ -11,8 +11,11 @@ import Synchronization
 /// body): a repeated fetch of an unchanged answer is sent again as it was, until half its TTL has passed
 /// (then it is signed anew, so a device always holds one valid for at least half the TTL) or the signing
 /// key changes. Equal bodies (one keys answer sent to every device released as far) share one buffer, so an
-/// entry costs its header, not a copy of its body. The cache is bounded by entries and by the bytes of its
-/// distinct bodies; when either is full it starts over.
+/// entry costs its header and its key, not a copy of its body. The cache is bounded by entries and by bytes:
+/// its distinct bodies plus each entry's own (the binding's strings, the `Pulse-Signature` header, which
+/// carries the query again); when either is full it starts over. A device chooses its query (up to the ~7 KB
+/// a request line may have, and every distinct one is an entry of its own), so counting only the bodies would
+/// let a few enrolled devices hold 100,000 entries of ~17 KB each.
 final class AnswerSigner: Sendable {
     let keyring: AnswerKeyring
     /// Seconds from `iat` to `exp`.
@@ -34,22 +37,34 @@ final class AnswerSigner: Sendable {
         let kid: String
         let iat: Int64
         let response: SharedResponse
+        /// What it holds of its own (`Cache.bytes`).
+        let cost: Int
     }
 
     private struct Cache {
         var entries: [Binding: Entry] = [:]
         /// The distinct bodies, by SHA-256, each in one buffer every entry with that body sends from.
         var bodies: [[UInt8]: ByteBuffer] = [:]
-        var bodyBytes = 0
+        /// The distinct bodies' bytes and every entry's cost.
+        var bytes = 0
     }
 
     private let cache = Mutex(Cache())
-    static let maxEntries = 100_000
-    static let maxBodyBytes = 128 << 20
+    let maxEntries: Int
+    let maxBytes: Int
 
-    init(keyring: AnswerKeyring, ttl: Int64) {
+    init(keyring: AnswerKeyring, ttl: Int64, maxEntries: Int = 100_000, maxBytes: Int = 128 << 20) {
         self.keyring = keyring
         self.ttl = ttl
+        self.maxEntries = maxEntries
+        self.maxBytes = maxBytes
+    }
+
+    /// An entry's own bytes: its binding's strings, its header, and a fixed share for the rest (dictionary
+    /// slot, the shared response's head).
+    static func cost(_ binding: Binding, header: String) -> Int {
+        binding.route.utf8.count + binding.query.utf8.count + binding.device.utf8.count + (binding.packageVersion?.utf8.count ?? 0)
+            + header.utf8.count + 256
     }
 
     /// `response` (200 with a `.bytes` body, or a 304) with its `Pulse-Signature`, prepared to be shared.
@@ -71,23 +86,31 @@ final class AnswerSigner: Sendable {
             packageVersion: binding.packageVersion, deckVersion: binding.deckVersion, iat: Int(now), exp: Int(now + ttl))
         let header = try AnswerSignature.sign(body: body, claims: claims, key: signer.privateKey)
         let digest = SHA256.hash(body)
+        let cost = Self.cost(binding, header: header)
         let buffer = cache.withLock { cache -> ByteBuffer in
-            if cache.entries.count >= Self.maxEntries || cache.bodyBytes + body.count > Self.maxBodyBytes {
+            let added = cost + (cache.bodies[digest] == nil ? body.count : 0)
+            if cache.entries.count >= maxEntries || cache.bytes + added > maxBytes {
                 cache = Cache()
             }
             if let held = cache.bodies[digest] { return held }
             let made = ByteBuffer(body)
             cache.bodies[digest] = made
-            cache.bodyBytes += body.count
+            cache.bytes += body.count
             return made
         }
         let shared = SharedResponse(HTTPResponse(
             status: response.status, headers: response.headers + [HTTPHeader(AnswerSignature.headerName, header)],
             body: body.isEmpty ? .empty : .buffer(buffer, offset: 0, count: body.count)))
-        cache.withLock { $0.entries[binding] = Entry(body: body, kid: kid, iat: now, response: shared) }
+        cache.withLock { cache in
+            let replaced = cache.entries.updateValue(Entry(body: body, kid: kid, iat: now, response: shared, cost: cost), forKey: binding)
+            cache.bytes += cost - (replaced?.cost ?? 0)
+        }
         return HTTPResponse(shared, note: response.note)
     }
 
     /// Signed answers held now (tests).
     var cachedCount: Int { cache.withLock { $0.entries.count } }
+
+    /// Bytes the cache counts as held now (tests).
+    var cachedBytes: Int { cache.withLock { $0.bytes } }
 }

@@ -33,7 +33,7 @@ public final class SyncAnswers: Sendable {
         body: .bytes(Array("ok\n".utf8))))
 
     /// `429 {"error":"rateLimited"}` with `Retry-After` in whole seconds.
-    func rateLimited(retryAfter: Int, note: String) -> HTTPResponse {
+    public func rateLimited(retryAfter: Int, note: String) -> HTTPResponse {
         var response = Self.json(429, #"{"error":"rateLimited"}"#, extra: [HTTPHeader("Retry-After", String(retryAfter))])
         response.note = note
         return response

@@ -21,6 +21,10 @@ public struct SyncConfiguration: Sendable {
     /// token sets its own: half of the server's connections by default (`serve` sets it from
     /// `--max-connections`), so one leaked link can never take them all.
     public var tokenMaxStreams = 10_000
+    /// Per presenter or moderator staff token, on the staff API's changes (done or refused; each is a committed
+    /// audit row): a clicker's pace with room to spare, so a low-privilege token cannot write the audit log
+    /// (and the disk) at the rate it sends. An admin token is not limited (it may mint tokens anyway).
+    public var staffChangeLimit = RateLimit(rate: 10, burst: 60)
     /// `Retry-After` of a stream refused for its token's cap, in seconds.
     public var streamRetrySeconds = 30
     /// Request bodies at most (diag samples, enrollments, staff calls): 413 beyond.

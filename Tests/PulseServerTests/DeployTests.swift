@@ -36,6 +36,7 @@ import Testing
         for setting in [
             "DynamicUser=yes", "ProtectSystem=strict", "ProtectHome=yes", "PrivateTmp=yes", "NoNewPrivileges=yes",
             "RestrictAddressFamilies=", "SystemCallFilter=@system-service", "CapabilityBoundingSet=\n", "Restart=on-failure", "Type=notify",
+            "Environment=SWIFT_BACKTRACE=enable=no\n",
         ] {
             #expect(text.contains(setting), "\(name) lacks \(setting)")
         }
@@ -99,6 +100,76 @@ import Testing
         #expect(eventually(within: 10) { !process.isRunning })
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
+    }
+
+    /// A trap restarts at once: under the unit's environment (`SWIFT_BACKTRACE=enable=no`) the Swift runtime installs
+    /// no crash handler, so a runtime trap (SIGILL; SIGSEGV, SIGBUS, SIGFPE, SIGTRAP, SIGABRT for the rest) takes the
+    /// signal's default action at once, for `Restart=on-failure` to start the process again. With the default, the
+    /// runtime catches all six: a trap first suspends every thread while `swift-backtrace` symbolicates. (A signal
+    /// sent with kill is not a trap: a caught one returns to the program once the backtrace is written, so the
+    /// handlers are read from /proc, then SIGILL sent, which kills only a process without one.)
+    @Test(arguments: units)
+    func aTrapEndsTheProcessAtOnceUnderTheUnitsEnvironment(_ name: String) throws {
+        let unit = try Self.unit(name)
+        let environment = Self.environment(unit)
+        #expect(environment["SWIFT_BACKTRACE"] == "enable=no", "\(name): \(environment)")
+        let folder = try TestFolder()
+        let state = folder.path("state"), logs = folder.path("logs"), package = folder.path("public")
+        for path in [state, logs, package + "/assets"] {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
+        try Data(#"{"format":"pulse-public/1","packageId":"0123456789abcdef0123456789abcdef","appconfig":{},"history":{}}"#.utf8)
+            .write(to: URL(fileURLWithPath: package + "/index.json"))
+        var arguments = try Self.execStart(unit).map {
+            $0.replacingOccurrences(of: "${STATE_DIRECTORY}", with: state).replacingOccurrences(of: "${LOGS_DIRECTORY}", with: logs)
+                .replacingOccurrences(of: "/srv/pulse/public", with: package)
+        }
+        let listen = try #require(arguments.firstIndex(of: "--listen"))
+        arguments[listen + 1] = "127.0.0.1:0"
+        let socket = try NotifySocket()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: arguments[0])
+        process.arguments = Array(arguments.dropFirst())
+        process.environment = ProcessInfo.processInfo.environment.filter { $0.key != "PULSE_DATABASE_URL" && $0.key != "SWIFT_BACKTRACE" }
+            .merging(socket.environment) { $1 }.merging(environment) { $1 }
+        process.standardError = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        #expect(socket.wait(for: "READY=1") != nil, "\(name): no READY=1")
+
+        let caught = try Self.caughtSignals(process.processIdentifier)
+        let traps = [SIGILL, SIGSEGV, SIGBUS, SIGFPE, SIGTRAP, SIGABRT]
+        #expect(caught.isDisjoint(with: traps), "\(name): a crash handler for signals \(caught.intersection(traps).sorted())")
+        guard !caught.contains(SIGILL) else { return }
+        let sent = Date()
+        kill(process.processIdentifier, SIGILL)
+        #expect(eventually(within: 5) { !process.isRunning }, "\(name): alive after SIGILL")
+        #expect(Date().timeIntervalSince(sent) < 1, "\(name): \(Date().timeIntervalSince(sent)) s from SIGILL to the exit")
+        if !process.isRunning {
+            process.waitUntilExit()
+            #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGILL, "\(name): \(process.terminationStatus)")
+        }
+    }
+
+    /// The signals `pid` has a handler for (`SigCgt` of /proc/PID/status).
+    static func caughtSignals(_ pid: Int32) throws -> Set<Int32> {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("SigCgt:") })
+        let mask = try #require(UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16))
+        return Set((1...64).filter { mask & (1 << UInt64($0 - 1)) != 0 }.map(Int32.init))
+    }
+
+    /// The unit's `Environment=` assignments (one each, unquoted, as the units write them).
+    static func environment(_ unit: String) -> [String: String] {
+        var out: [String: String] = [:]
+        for line in unit.split(separator: "\n") where line.hasPrefix("Environment=") {
+            let assignment = line.dropFirst("Environment=".count)
+            guard let equals = assignment.firstIndex(of: "=") else { continue }
+            out[String(assignment[..<equals])] = String(assignment[assignment.index(after: equals)...])
+        }
+        return out
     }
 
     @Test func logrotateSnippetParses() throws {

@@ -131,6 +131,38 @@ final class EventReader {
         #expect(try EventReader(harness, device: device, session: "talk", lastEventId: "x").next(3).map(\.name) == ["state", "advance", "manifest"])
     }
 
+    /// `Last-Event-ID` is read by `BoundedDecimal`: 1 to 18 ASCII digits and nothing else, a value from 0 to the
+    /// session's sequence (and at most 256 behind it). Leading zeros spell the same number (the id is never
+    /// signed or compared as text); a sign, 19 or 20 digits, an exponent, a space or a value beyond the
+    /// sequence are no resume point: the stream starts with the snapshot, never a 4xx, never a trap.
+    @Test func lastEventIdTakesDigitsWithinTheSequenceOnly() throws {
+        let harness = try SyncHarness(configure: { $0.deviceLimit = RateLimit(rate: 1000, burst: 1000) })
+        try harness.seed(["talk"], state: .live)
+        let device = try harness.device(for: .session("talk"))
+        let start = try #require(try harness.storage.session(id: "talk")).changeSequence
+        _ = try harness.storage.advance(sessionId: "talk", to: 1, at: harness.clock.seconds)
+        _ = try harness.storage.advance(sessionId: "talk", to: 4, at: harness.clock.seconds)
+        let sequence = start + 2
+        let resumed = ["advance", "advance", "manifest"], snapshot = ["state", "advance", "manifest"]
+        func opening(_ value: String, events: Int = 3) throws -> [String] {
+            let stream = try EventReader(harness, device: device, session: "talk", lastEventId: value)
+            #expect(stream.head.status == 200, "\(value): \(stream.head.status)")
+            return try stream.next(events).map(\.name)
+        }
+        for value in ["\(start)", "0\(start)", "000\(start)", String(repeating: "0", count: 18 - "\(start)".count) + "\(start)"] {
+            #expect(try opening(value) == resumed, "\(value)")
+        }
+        #expect(try opening("\(sequence)", events: 1) == ["manifest"])  // up to date
+        for value in [
+            "+\(start)", "-\(start)", "-0", "+0", "-1", "\(sequence + 1)", "\(sequence + 1000)", String(repeating: "0", count: 19),
+            String(repeating: "0", count: 19) + "\(start)", "99999999999999999999", "18446744073709551616", "9223372036854775807",
+            "9223372036854775808", "999999999999999999", "1e2", "0x1", "\(start).0", "\(start) 1", "", "\u{FF11}",
+        ] {
+            #expect(try opening(value) == snapshot, "\(value)")
+        }
+        #expect(try harness.client().request("GET", "/healthz").status == 200)
+    }
+
     @Test func gatedReleasesReachStreamsAsManifestEvents() throws {
         let (harness, version) = try ManifestRouteTests.harness()
         _ = try harness.storage.updateSession(id: "talk", SessionUpdate(state: .live), at: harness.clock.seconds)

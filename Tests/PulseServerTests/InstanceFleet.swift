@@ -116,6 +116,7 @@ final class NginxProxy: @unchecked Sendable {
         }
         server {
             listen LISTEN;
+            client_max_body_size 16k;
             proxy_http_version 1.1;
             proxy_set_header Connection "";
             proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;

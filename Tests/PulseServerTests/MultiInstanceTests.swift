@@ -57,6 +57,29 @@ import Testing
         #expect(try storage.devices().count == 4)
     }
 
+    /// A body past pulse-server's 16 KB, sent through nginx, must not take instances out of the upstream: the
+    /// server answers 413 and closes without reading it, and nginx, still sending, meets a reset, counts it as
+    /// the instance failing (`max_fails=1`) and takes it out for `fail_timeout`. Three such requests (one per
+    /// instance; no credential) made the whole fleet answer 502 for 10 s. nginx's own
+    /// `client_max_body_size 16k` (docs/server-operations.md) refuses them before any instance sees them.
+    @Test func bodiesPastTheLimitTakeNoInstanceOutOfTheUpstream() throws {
+        let fleet = try Self.fleet()
+        try fleet.seed(["talk"], series: "conf")
+        let staff = try fleet.staffToken()
+        let big = Array(repeating: UInt8(ascii: "["), count: 100_000)
+        for round in 0..<6 {
+            let enroll = try fleet.client().request("POST", "/api/sync/enroll", [("Content-Type", "application/json")], body: big)
+            let advance = try fleet.client().request(
+                "POST", "/api/staff/sessions/talk/advance", [("Authorization", "Bearer \(staff)"), ("Content-Type", "application/json")], body: big)
+            #expect(enroll.status == 413 && advance.status == 413, "round \(round): \(enroll.status), \(advance.status)")
+        }
+        for index in 0..<6 {
+            let answer = try fleet.client().request("GET", "/api/staff/sessions", [("Authorization", "Bearer \(staff)")])
+            #expect(answer.status == 200, "request \(index) after the large bodies: \(answer.status)")
+        }
+        #expect(!fleet.nginx.errorLog.contains("temporarily disabled"), "\(fleet.nginx.errorLog.suffix(600))")
+    }
+
     /// 2. One state: a change made through any instance is what every instance serves next (the very next
     /// request, with no wait for notifications); conflicting advances at once through all three end at the
     /// maximum, and a reader going round the instances meanwhile never sees the frontier go back.

@@ -187,6 +187,34 @@ import PulseHTTPServer
         #expect(signer.cachedCount == 2)
     }
 
+    /// A device chooses its query, and each distinct query is an answer of its own (its claims bind it): with
+    /// 4 KB queries, every entry holds 8 KB and more (the query in its key and again in its header). The cache
+    /// counts those bytes, not only the shared bodies, so its budget bounds it (before, 1,000 such entries were
+    /// kept under a 1 MB budget, the one body being all it counted).
+    @Test func theCacheCountsEachEntrysBytesAgainstItsBudget() throws {
+        let key = try P256.PrivateKey()
+        let records = [AnswerKeyRecord(privateKey: key, signsFrom: 0, signsUntil: nil, serial: 1)]
+        let budget = 1 << 20
+        let signer = AnswerSigner(keyring: try AnswerKeyring(loading: { records }), ttl: 3600, maxBytes: budget)
+        let body = Array("{\"deckVersion\":1,\"released\":[]}\n".utf8)
+        let response = HTTPResponse(status: 200, headers: [SyncAPI.jsonType], body: .bytes(body))
+        let padding = String(repeating: "x", count: 4096)
+        for index in 0..<1000 {
+            let binding = AnswerSigner.Binding(
+                route: "/api/sync/keys", query: "session=a&\(padding)=\(index)", device: "d1", status: 200, seq: 1, deckVersion: 1)
+            _ = try signer.signed(response, binding, at: 100, generation: StorageGeneration(0))
+            #expect(signer.cachedBytes <= budget)
+        }
+        #expect(signer.cachedCount > 0 && signer.cachedCount * 8192 <= budget, "\(signer.cachedCount) entries of 8 KB and more under \(budget) bytes")
+        // An answer signed again after half its TTL replaces its entry: the count of bytes does not creep.
+        let again = AnswerSigner(keyring: try AnswerKeyring(loading: { records }), ttl: 3600, maxBytes: budget)
+        let binding = AnswerSigner.Binding(route: "/api/sync/keys", query: "session=a", device: "d2", status: 200, seq: 1, deckVersion: 1)
+        _ = try again.signed(response, binding, at: 100, generation: StorageGeneration(0))
+        let held = again.cachedBytes
+        for turn in 1...20 { _ = try again.signed(response, binding, at: 100_000 + Int64(turn) * 1800, generation: StorageGeneration(0)) }
+        #expect(again.cachedCount == 1 && abs(again.cachedBytes - held) < 16, "\(held) → \(again.cachedBytes)")
+    }
+
     // MARK: The worked example of docs/server.md
 
     static let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../docs/server.md").standardizedFileURL

@@ -209,6 +209,48 @@ import Testing
         #expect(try staff.principal(tokenHash: shortHash, now: harness.clock.seconds + 60) == nil)
     }
 
+    /// A presenter's or moderator's changes, done or refused, each commit an audit row: they pass a bucket per
+    /// token (`staffChangeLimit`, 10 a second, bursts of 60), so a low-privilege token cannot write the audit
+    /// log at the rate it sends. Past it, 429 with `Retry-After`, nothing recorded; reads are not limited, nor
+    /// is an admin token.
+    @Test func lowPrivilegeTokensChangeAtAClickersPaceOnly() throws {
+        let harness = try SyncHarness()
+        try harness.seed(["talk", "other"], state: .live)
+        let presenter = try harness.administration.createStaffToken(role: .presenter, session: "talk").text
+        let moderator = try harness.administration.createStaffToken(role: .moderator).text
+        let admin = try harness.staffToken()
+        func call(_ token: String, _ method: String, _ path: String, _ body: String = "") throws -> RawHTTPResponse {
+            try harness.client().request(method, "/api/staff/" + path, [("Authorization", "Bearer \(token)")], body: Array(body.utf8))
+        }
+        func auditRows() throws -> Int { try harness.storage.auditEntries(after: 0, since: nil, limit: 100_000).count }
+
+        // The presenter's clicker: 60 advances (each an audit row), then 429 until the bucket refills.
+        var rows = try auditRows()
+        for slide in 0..<60 { #expect(try call(presenter, "POST", "sessions/talk/advance", #"{"maxShown":\#(slide % 9)}"#).status == 200) }
+        #expect(try auditRows() == rows + 60)
+        let limited = try call(presenter, "POST", "sessions/talk/advance", #"{"maxShown":1}"#)
+        #expect(limited.status == 429 && limited.header("retry-after") == "1" && limited.json == ["error": "rateLimited"], "\(limited.text)")
+        // Refused ones too, and nothing recorded past the limit; reads go on.
+        #expect(try call(presenter, "POST", "devices/x/revoke").status == 429)
+        #expect(try call(presenter, "POST", "sessions/other/advance", #"{"maxShown":1}"#).status == 429)
+        #expect(try auditRows() == rows + 60)
+        #expect(try call(presenter, "GET", "sessions/talk").status == 200)
+        harness.clock.advance(by: 1)
+        for _ in 0..<10 { #expect(try call(presenter, "POST", "sessions/talk/advance", #"{"maxShown":2}"#).status == 200) }
+        #expect(try call(presenter, "POST", "sessions/talk/advance", #"{"maxShown":2}"#).status == 429)
+
+        // A moderator, whose every change is refused (403, audited): 60, then 429, unrecorded.
+        rows = try auditRows()
+        for _ in 0..<60 { #expect(try call(moderator, "POST", "devices/x/revoke").status == 403) }
+        #expect(try call(moderator, "POST", "devices/x/revoke").status == 429)
+        #expect(try call(moderator, "POST", "sessions/talk", #"{"state":"ended"}"#).status == 429)
+        #expect(try auditRows() == rows + 60)
+        #expect(try call(moderator, "GET", "sessions/talk/report").status == 200)
+
+        // An admin is not limited.
+        for slide in 0..<80 { #expect(try call(admin, "POST", "sessions/other/advance", #"{"maxShown":\#(slide % 9)}"#).status == 200) }
+    }
+
     /// Minting refuses a presenter without a session, an admin with one, and a session that does not exist.
     @Test func mintingChecksRoleAndSession() throws {
         let harness = try SyncHarness()

@@ -161,11 +161,180 @@ import Testing
     }
 }
 
+extension TokenLimitTests {
+    /// `POST /api/staff/registration-tokens` with the token's own limits: each stored as given, listed, and
+    /// enforced (its rate across addresses, its stream cap); a value out of range or of another type is 400
+    /// naming the field, and mints nothing.
+    @Test func theStaffAPIMintsATokenWithItsOwnLimitsAndRefusesBadOnes() throws {
+        let harness = try SyncHarness(configure: {
+            $0.enrollLimit = RateLimit(rate: 1000, burst: 1000)
+            $0.deviceLimit = RateLimit(rate: 1000, burst: 1000)
+        })
+        try harness.seed(["talk"], series: "conf", state: .live)
+        let auth = [("Authorization", "Bearer \(try harness.staffToken())")]
+        func mint(_ body: [UInt8]) throws -> RawHTTPResponse {
+            try harness.client().request("POST", "/api/staff/registration-tokens", auth + [("Content-Type", "application/json")], body: body)
+        }
+        let minted = try mint(Array(#"{"series":"conf","enrollRate":1,"enrollBurst":2,"maxStreams":1}"#.utf8))
+        #expect(minted.status == 201, "\(minted.text)")
+        #expect(minted.json?["enrollRate"] == 1 && minted.json?["enrollBurst"] == 2 && minted.json?["maxStreams"] == 1, "\(minted.text)")
+        let link = try #require(minted.json?["secret"]?.stringValue)
+        let id = try #require(minted.json?["id"]?.stringValue)
+        let stored = try #require(try harness.storage.credentials().first { $0.id == id })
+        #expect(stored.limits == TokenLimits(enrollRate: 1, enrollBurst: 2, maxStreams: 1))
+        let listed = try #require(try harness.client().request("GET", "/api/staff/tokens", auth).json?.arrayValue?.first { $0["id"]?.stringValue == id })
+        #expect(listed["enrollRate"] == 1 && listed["enrollBurst"] == 2 && listed["maxStreams"] == 1, "\(listed)")
+
+        // Enforced: a burst of 2 from two addresses, then 429 from a third; one more a second later.
+        #expect(try Self.enroll(harness, link, from: "127.0.0.61").status == 200)
+        #expect(try Self.enroll(harness, link, from: "127.0.0.62").status == 200)
+        #expect(try Self.enroll(harness, link, from: "127.0.0.63").status == 429)
+        harness.clock.advance(by: 1)
+        #expect(try Self.enroll(harness, link, from: "127.0.0.64").status == 200)
+        // One open stream for all its devices.
+        harness.clock.advance(by: 1)
+        let first = try harness.enroll(link)
+        harness.clock.advance(by: 1)
+        let second = try harness.enroll(link)
+        let held = try EventReader(harness, device: first, session: "talk")
+        #expect(held.head.status == 200)
+        let refused = try EventReader(harness, device: second, session: "talk")
+        #expect(refused.head.status == 429 && refused.head.header("retry-after") == "30")
+        // Absent or null: serve's defaults (nothing stored).
+        let plain = try mint(Array(#"{"series":"conf","enrollRate":null}"#.utf8))
+        #expect(plain.status == 201 && plain.json?["enrollRate"] == nil && plain.json?["maxStreams"] == nil, "\(plain.text)")
+
+        let before = try harness.storage.credentials().count
+        let bad: [(field: String, value: String)] = [
+            ("enrollRate", "0"), ("enrollRate", "-1"), ("enrollRate", "1000001"), ("enrollRate", "1.5"), ("enrollRate", "\"5\""),
+            ("enrollRate", "true"), ("enrollRate", "[]"), ("enrollRate", "99999999999999999999"), ("enrollRate", "1e3"),
+            ("enrollBurst", "0"), ("enrollBurst", "-5"), ("enrollBurst", "1000001"), ("enrollBurst", "{}"), ("enrollBurst", "\"x\""),
+            ("maxStreams", "-1"), ("maxStreams", "1000001"), ("maxStreams", "2.5"), ("maxStreams", "\"1\""), ("maxStreams", "false"),
+            ("maxStreams", "9223372036854775808"),
+        ]
+        for (field, value) in bad {
+            let answer = try mint(Array(#"{"series":"conf","\#(field)":\#(value)}"#.utf8))
+            let message = answer.json?["message"]?.stringValue ?? ""
+            #expect(answer.status == 400 && answer.json?["error"] == "badRequest" && message.hasPrefix(field + " "), "\(field) \(value): \(answer.status) \(answer.text)")
+        }
+        #expect(try harness.storage.credentials().count == before, "a refused body minted a token")
+    }
+
+    /// The leaked link is the one real attendees use: the attacker takes the link's enrollment rate and its
+    /// stream cap, so an attendee arriving with the link is refused. The documented recovery, end to end:
+    /// revoke the link with its devices (the attendees' too), mint a new link, the attendees enroll again
+    /// with it and are served (streams, an advance, keys), and every device of the old link is refused.
+    @Test func aLeakedLinkSharedWithRealAttendeesIsRecoveredWithANewLink() throws {
+        let harness = try SyncHarness(
+            configure: {
+                $0.enrollLimit = RateLimit(rate: 1000, burst: 1000)
+                $0.deviceLimit = RateLimit(rate: 1000, burst: 1000)
+                $0.tokenEnrollLimit = RateLimit(rate: 5, burst: 10)
+                $0.tokenMaxStreams = 12
+            },
+            serverConfigure: { $0.maxConnections = 60 })
+        try harness.seed(["talk"], series: "conf", state: .live)
+        let staff = try harness.staffToken()
+        let auth = [("Authorization", "Bearer \(staff)")]
+        let link = try Self.token(harness)
+        let linkId = CredentialSecret.listingId(hash: CredentialSecret.hash(link)!)
+
+        // Three attendees enroll with the link before the attack; two open their streams, one later.
+        let early = try (0..<3).map { _ in try harness.enroll(link) }
+        let earlyStreams = try early.prefix(2).map { try EventReader(harness, device: $0, session: "talk") }
+        #expect(earlyStreams.allSatisfy { $0.head.status == 200 })
+
+        // The attacker has the same link: it enrolls as fast as it is let and opens four streams a device.
+        let state = AttackState()
+        let attacker = state.log
+        let attack = Thread {
+            var index = 0
+            while !state.stopped {
+                index += 1
+                guard let key = try? P256.PrivateKey(),
+                      let response = try? harness.client(source: "127.0.2.\(index % 200 + 1)").request(
+                          "POST", "/api/sync/enroll", body: TestDevice.enrollBody(token: link, key: key))
+                else { continue }
+                attacker.add(out: "enroll \(response.status)")
+                guard response.status == 200, let id = response.json?["deviceId"]?.stringValue else { usleep(20_000); continue }
+                let device = TestDevice(id: id, key: key)
+                state.keep(device)
+                for _ in 0..<4 {
+                    guard let stream = try? EventReader(harness, device: device, session: "talk") else { continue }
+                    attacker.add(out: "stream \(stream.head.status)")
+                    if stream.head.status == 200 { state.hold(stream) } else { stream.client.close() }
+                }
+            }
+            state.finish()
+        }
+        attack.start()
+        defer { state.stop() }
+        #expect(eventually(within: 10) { attacker.out.filter { $0 == "stream 429" }.count >= 8 && attacker.out.contains("enroll 429") },
+                "the attacker never met the link's limits: \(attacker.out.suffix(5))")
+
+        // The attack works against the link's own attendees: the third can open no stream, a fourth cannot enroll.
+        let starved = try EventReader(harness, device: early[2], session: "talk")
+        #expect(starved.head.status == 429 && starved.head.header("retry-after") == "30")
+        #expect(try Self.enroll(harness, link, from: "127.0.0.90").status == 429)
+
+        // The recovery: the link revoked with every device it enrolled, in one call (the attack goes on).
+        let enrolledByLink = try harness.storage.credentials().first { $0.id == linkId }?.devicesEnrolled ?? -1
+        let mark = attacker.out.count
+        let revoked = try harness.client().request(
+            "POST", "/api/staff/tokens/revoke", auth, body: JSONValue.object(["token": .string(link), "withDevices": true]).canonicalBytes)
+        #expect(revoked.status == 200 && revoked.json?["devicesRevoked"]?.intValue == enrolledByLink, "\(revoked.text)")
+        #expect(enrolledByLink == 3 + state.enrolled.count)
+        #expect(eventually(within: 3) { harness.sync.hub.streamCount(token: linkId) == 0 })
+        for stream in earlyStreams + state.held {
+            while !stream.ended { _ = try stream.next(100) }
+        }
+        // A new link for the audience (the staff API, as the console mints one).
+        let minted = try harness.client().request(
+            "POST", "/api/staff/registration-tokens", auth, body: Array(#"{"series":"conf","maxStreams":12}"#.utf8))
+        #expect(minted.status == 201)
+        let newLink = try #require(minted.json?["secret"]?.stringValue)
+        // Once the old link's bucket refills, its enrollments reach the token check: the flat 404, never a device.
+        harness.clock.advance(by: 5)
+        #expect(eventually(within: 5) { attacker.out.dropFirst(mark).contains("enroll 404") }, "\(attacker.out.suffix(3))")
+
+        // The attendees enroll again with the new link and are served: a stream each, the advance, the keys.
+        var readers: [(TestDevice, EventReader)] = []
+        for index in 0..<4 {
+            let device = try harness.enroll(newLink, name: "Attendee \(index)")
+            let reader = try EventReader(harness, device: device, session: "talk", timeout: 10)
+            #expect(reader.head.status == 200, "attendee \(index): \(reader.head.status)")
+            _ = try reader.next(2)
+            readers.append((device, reader))
+        }
+        let advance = try harness.client().request("POST", "/api/staff/sessions/talk/advance", auth, body: Array(#"{"maxShown":2}"#.utf8))
+        #expect(advance.status == 200)
+        for (index, (device, reader)) in readers.enumerated() {
+            #expect(try reader.next(1).first?.name == "advance", "attendee \(index)")
+            let keys = try harness.client().signed("GET", "/api/sync/keys?session=talk", by: device, at: harness.clock.seconds)
+            #expect(keys.status == 200 && keys.json?["released"]?.arrayValue?.count == 3, "attendee \(index): \(keys.status)")
+        }
+        state.stop()
+        #expect(state.waitUntilFinished(seconds: 20))
+        #expect(!attacker.out.dropFirst(mark).contains("enroll 200"), "the revoked link enrolled a device")
+
+        // Every device of the old link, the attacker's and the attendees' old ones, is refused: the flat 404.
+        let flat = try harness.client().request("GET", "/api/sync/keys?session=talk").rawWithoutDate
+        for device in state.enrolled + early {
+            let keys = try harness.client().signed("GET", "/api/sync/keys?session=talk", by: device, at: harness.clock.seconds)
+            #expect(keys.status == 404 && keys.rawWithoutDate == flat, "device \(device.id): \(keys.status)")
+            let stream = try EventReader(harness, device: device, session: "talk")
+            #expect(stream.head.status == 404)
+        }
+        #expect(harness.sync.hub.streamCount(token: linkId) == 0)
+    }
+}
+
 /// The attacker thread's state, shared with the test.
 final class AttackState: @unchecked Sendable {
     private let lock = NSLock()
     private var stopping = false
     private var streams: [EventReader] = []
+    private var devices: [TestDevice] = []
     private let done = DispatchSemaphore(value: 0)
     let log = Lines()
 
@@ -173,6 +342,8 @@ final class AttackState: @unchecked Sendable {
     func stop() { lock.withLock { stopping = true } }
     func hold(_ stream: EventReader) { lock.withLock { streams.append(stream) } }
     var held: [EventReader] { lock.withLock { streams } }
+    func keep(_ device: TestDevice) { lock.withLock { devices.append(device) } }
+    var enrolled: [TestDevice] { lock.withLock { devices } }
     func finish() { done.signal() }
     func waitUntilFinished(seconds: Double) -> Bool { done.wait(timeout: .now() + seconds) == .success }
 }
