@@ -56,7 +56,7 @@ import Testing
     @Test func aValidAnswerIsAcceptedAndRecorded() throws {
         let state = try AnswerCheck.check(try manifest(), state: signing, keys: trusted)
         #expect(state.answers["/api/sync/manifest?session=keynote"] == .init(seq: 7, packageVersion: "v7", iat: Self.now))
-        #expect(state.serverTime == Self.now)
+        #expect(state.verifiedTime == Self.now)
         let again = try AnswerCheck.check(try manifest(status: 304), state: state, keys: trusted)
         #expect(again.answers == state.answers, "a 304 for the accepted version changes nothing")
     }
@@ -119,15 +119,15 @@ import Testing
         #expect(try AnswerCheck.check(try manifest(version: "v8", seq: 8), state: accepted, keys: trusted).answers.count == 1)
     }
 
-    @Test func anAnswerExpiredByTheServerTimeSeenIsRefused() throws {
+    @Test func anAnswerExpiredByTheVerifiedServerTimeIsRefused() throws {
         var state = signing
-        state.saw(serverTime: Self.now + 3601)
+        state.verified(iat: Self.now + 3601)
         let refused = try #require(refusal(try manifest(), state))
         #expect(refused.rule == .freeze)
-        state.serverTime = Self.now + 3600
+        state.verifiedTime = Self.now + 3600
         #expect(refusal(try manifest(), state) == nil, "exp itself is still valid")
         let later = try AnswerCheck.check(try manifest(), state: state, keys: trusted)
-        #expect(later.serverTime == Self.now + 3600, "an older iat never moves the server time back")
+        #expect(later.verifiedTime == Self.now + 3600, "an older iat never moves the verified time back")
     }
 
     // MARK: The key set
@@ -185,12 +185,12 @@ import Testing
         let state = AnswerState(signs: true, keySet: try JSONValue.parse(AnswerKeySet.encode([key])))
         let accepted = try AnswerCheck.check(answer, state: state, keys: [key])
         #expect(accepted.answers["/api/sync/keys?session=keynote"] == .init(seq: 12, deckVersion: 3, iat: 1_796_112_000))
-        #expect(accepted.serverTime == 1_796_112_000)
+        #expect(accepted.verifiedTime == 1_796_112_000)
         var later = state
         later.answers["/api/sync/keys?session=keynote"] = .init(seq: 13, deckVersion: 3)
         #expect(refusal(answer, later, keys: [key])?.rule == .rollback)
         var frozen = state
-        frozen.saw(serverTime: 1_796_115_601)
+        frozen.verified(iat: 1_796_115_601)
         #expect(refusal(answer, frozen, keys: [key])?.rule == .freeze)
         var other = answer
         other.device = "3f6c1a2b9d8e7f60a1b2c3d4e5f60719"
