@@ -39,7 +39,7 @@ import Testing
         let device = try TestDevice(server, token: try server.deviceCode(.session("keynote")))
         #expect(try device.sync(.session("keynote")).refusals.isEmpty)
         let keys = try #require(server.storage as? any AnswerKeyStorage)
-        let rotated = try keys.rotateAnswerKey(lead: 2, ttl: 3600, at: Int64(Date().timeIntervalSince1970))
+        let rotated = try keys.rotateAnswerKey(lead: 2, at: Int64(Date().timeIntervalSince1970))
         let published = try AnswerKeySet.parse(try device.client.signed("GET", "/api/sync/answer-keys").body)
         #expect(published.map(\.kid).contains(rotated.kid), "the server publishes the new key at once")
         let during = try device.sync(.session("keynote"))
