@@ -12,7 +12,8 @@ import Synchronization
 /// (then it is signed anew, so a device always holds one valid for at least half the TTL) or the signing
 /// key changes. Equal bodies (one keys answer sent to every device released as far) share one buffer, so an
 /// entry costs its header, not a copy of its body. The cache is bounded by entries and by the bytes of its
-/// distinct bodies; when either is full it starts over.
+/// distinct bodies; when either would be exceeded it starts over (a body already held adds no bytes, so it
+/// never does for one).
 final class AnswerSigner: Sendable {
     let keyring: AnswerKeyring
     /// Seconds from `iat` to `exp`.
@@ -44,12 +45,15 @@ final class AnswerSigner: Sendable {
     }
 
     private let cache = Mutex(Cache())
-    static let maxEntries = 100_000
-    static let maxBodyBytes = 128 << 20
+    /// Signed answers held at most, and bytes of distinct bodies (defaults: 100,000 and 128 MiB).
+    let maxEntries: Int
+    let maxBodyBytes: Int
 
-    init(keyring: AnswerKeyring, ttl: Int64) {
+    init(keyring: AnswerKeyring, ttl: Int64, maxEntries: Int = 100_000, maxBodyBytes: Int = 128 << 20) {
         self.keyring = keyring
         self.ttl = ttl
+        self.maxEntries = maxEntries
+        self.maxBodyBytes = maxBodyBytes
     }
 
     /// `response` (200 with a `.bytes` body, or a 304) with its `Pulse-Signature`, prepared to be shared.
@@ -72,10 +76,14 @@ final class AnswerSigner: Sendable {
         let header = try AnswerSignature.sign(body: body, claims: claims, key: signer.privateKey)
         let digest = SHA256.hash(body)
         let buffer = cache.withLock { cache -> ByteBuffer in
-            if cache.entries.count >= Self.maxEntries || cache.bodyBytes + body.count > Self.maxBodyBytes {
+            // A new answer when the entries are full starts over; so does a new body over the byte budget. A body
+            // held already costs nothing more (one keys answer sent to every device): starting over for it would
+            // throw away every signature kept, to be made again.
+            let entriesFull = cache.entries.count >= maxEntries && cache.entries[binding] == nil
+            if !entriesFull, let held = cache.bodies[digest] { return held }
+            if entriesFull || cache.bodyBytes + body.count > maxBodyBytes {
                 cache = Cache()
             }
-            if let held = cache.bodies[digest] { return held }
             let made = ByteBuffer(body)
             cache.bodies[digest] = made
             cache.bodyBytes += body.count

@@ -187,6 +187,32 @@ import PulseHTTPServer
         #expect(signer.cachedCount == 2)
     }
 
+    /// The cache's byte budget counts distinct bodies: a body it holds already (one keys answer sent to every
+    /// device) costs nothing more, so signing it for one more device keeps every signature held. (It used to
+    /// start over whenever the budget plus the body's size was exceeded, stored or not: with a deck's keys
+    /// answer near the budget, every device's fetch threw away every other device's signature.) A new body
+    /// over the budget still starts over, as does a new answer when the entries are full.
+    @Test func aBodyHeldAlreadyNeverEmptiesTheCache() throws {
+        let signer = AnswerSigner(keyring: AnswerKeyring(try P256.PrivateKey()), ttl: 3600, maxEntries: 4, maxBodyBytes: 100)
+        func sign(_ device: String, _ body: [UInt8]) throws {
+            let binding = AnswerSigner.Binding(route: "/api/sync/keys", query: "session=a", device: device, status: 200, seq: 1, deckVersion: 1)
+            _ = try signer.signed(HTTPResponse(status: 200, body: .bytes(body)), binding, at: 1000, generation: StorageGeneration(0))
+        }
+        let keys = [UInt8](repeating: 0x61, count: 60)
+        try sign("d1", keys)
+        try sign("d2", keys)
+        try sign("d3", keys)
+        #expect(signer.cachedCount == 3, "one body of 60 bytes, under the budget of 100, for three devices")
+        try sign("d4", [UInt8](repeating: 0x62, count: 60))
+        #expect(signer.cachedCount == 1, "a second body of 60 bytes is over the budget: started over")
+        try sign("d5", [UInt8](repeating: 0x62, count: 60))
+        try sign("d6", [UInt8](repeating: 0x62, count: 60))
+        try sign("d7", [UInt8](repeating: 0x62, count: 60))
+        #expect(signer.cachedCount == 4)
+        try sign("d8", [UInt8](repeating: 0x62, count: 60))
+        #expect(signer.cachedCount == 1, "a fifth answer with 4 entries at most: started over")
+    }
+
     // MARK: The worked example of docs/server.md
 
     static let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../docs/server.md").standardizedFileURL
