@@ -183,18 +183,35 @@ import Testing
         let text = try String(contentsOf: docs, encoding: .utf8)
         #expect(text.contains("Pulse-Signature: " + Self.exampleHeader), "docs/server.md shows another header than this test checks")
         let state = AnswerState(signs: true, keySet: try JSONValue.parse(AnswerKeySet.encode([key])))
+        let claims = try AnswerSignature.verify(header: Self.exampleHeader, body: Self.exampleBody, keys: [key])
         let accepted = try AnswerCheck.check(answer, state: state, keys: [key])
-        #expect(accepted.answers["/api/sync/keys?session=keynote"] == .init(seq: 12, deckVersion: 3, iat: 1_796_112_000))
+        let recorded = try #require(accepted.answers["/api/sync/keys?session=keynote"])
+        #expect(recorded == .init(seq: 12, deckVersion: 3, iat: 1_796_112_000))
         #expect(accepted.verifiedTime == 1_796_112_000)
+        let laterSeq = claims.seq + 1
         var later = state
-        later.answers["/api/sync/keys?session=keynote"] = .init(seq: 13, deckVersion: 3)
+        later.answers["/api/sync/keys?session=keynote"] = .init(seq: laterSeq, deckVersion: 3)
         #expect(refusal(answer, later, keys: [key])?.rule == .rollback)
+        let frozenAt = claims.exp + 1
         var frozen = state
-        frozen.verified(iat: 1_796_115_601)
+        frozen.verified(iat: frozenAt)
         #expect(refusal(answer, frozen, keys: [key])?.rule == .freeze)
         var other = answer
         other.device = "3f6c1a2b9d8e7f60a1b2c3d4e5f60719"
         #expect(refusal(other, state, keys: [key])?.rule == .binding)
+        // docs/device.md tells this example with these very values.
+        let deviceDocs = try String(contentsOf: docs.deletingLastPathComponent().appendingPathComponent("device.md"), encoding: .utf8)
+        let from = try #require(deviceDocs.range(of: "**Worked example.**"), "docs/device.md has no worked example")
+        let to = try #require(deviceDocs.range(of: "**What the app team implements**", range: from.upperBound..<deviceDocs.endIndex))
+        let told = deviceDocs[from.upperBound..<to.lowerBound].split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        let values = [
+            "device `\(claims.device)`", "`GET \(claims.route)?\(claims.query)`", "seq \(claims.seq)", "deckVersion \(claims.deckVersion ?? -1)",
+            "iat \(claims.iat)", "exp \(claims.exp)",
+            "`{\"seq\": \(recorded.seq), \"deckVersion\": \(recorded.deckVersion ?? -1), \"iat\": \(recorded.iat ?? -1)}`",
+            "verified time \(accepted.verifiedTime)", "`rollback` by a device that has accepted seq \(laterSeq)",
+            "`freeze` by one that has verified server time \(frozenAt)", "`binding` by device `…\(other.device.suffix(4))`",
+        ]
+        for value in values { #expect(told.contains(value), "docs/device.md's worked example does not say \(value)") }
         var changed = answer
         changed.body[changed.body.count - 3] = UInt8(ascii: "M")
         #expect(refusal(changed, state, keys: [key])?.rule == .signature)

@@ -248,4 +248,33 @@ import PulseHTTPServer
             #expect(text.contains(value), "docs/server.md lacks \(value.prefix(40))…")
         }
     }
+
+    /// docs/server.md's check by hand, run as a reader would: the Python script as the document shows it (whole,
+    /// no placeholder to fill in), with `python3` and `cryptography` (Debian's python3-cryptography, installed by
+    /// Scripts/bootstrap). It prints the protected header; with one byte of its BODY changed it raises.
+    @Test func theDocsPythonCheckRunsAsShown() throws {
+        let text = try String(contentsOf: Self.docs, encoding: .utf8)
+        let start = try #require(text.range(of: "```\nimport base64\n"), "docs/server.md has no Python check")
+        let end = try #require(text.range(of: "\n```", range: start.upperBound..<text.endIndex))
+        let script = String(text[text.index(start.lowerBound, offsetBy: 4)..<end.lowerBound])
+        func run(_ script: String) throws -> (code: Int32, out: String, err: String) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", "-c", script]
+            let out = Pipe(), err = Pipe()
+            process.standardOutput = out
+            process.standardError = err
+            try process.run()
+            let output = out.fileHandleForReading.readDataToEndOfFile(), errors = err.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: errors, as: UTF8.self))
+        }
+        let good = try run(script)
+        #expect(good.code == 0, "\(good.err)")
+        #expect(good.out == Self.exampleProtected + "\n")
+        let body = "BODY = b'" + Self.exampleBody
+        #expect(script.contains(body), "the script's BODY is not the example's")
+        let bad = try run(script.replacingOccurrences(of: body, with: body.replacingOccurrences(of: "\"n\":0", with: "\"n\":1")))
+        #expect(bad.code != 0 && bad.err.contains("InvalidSignature"), "\(bad.code) \(bad.err)")
+    }
 }
