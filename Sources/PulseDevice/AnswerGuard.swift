@@ -21,9 +21,20 @@ public struct AnswerGuard: Sendable {
     public func state() throws -> AnswerState { try AnswerState.read(folder.answersURL) }
 
     /// Asks the server for its answer keys: 404 records that it does not sign (unsigned answers are then
-    /// accepted), a key set is trusted as `AnswerCheck.trustKeySet` says. Run at enrollment.
-    public func learnKeys() throws {
-        try update { state in try fetchKeys(state) }
+    /// accepted), unless `requireSigned`, which refuses it; a key set is trusted as `AnswerCheck.trustKeySet`
+    /// says. Run at enrollment.
+    public func learnKeys(requireSigned: Bool = false) throws {
+        try update { state in
+            let next = try fetchKeys(state)
+            if requireSigned && next.signs != true { throw Self.noAnswerKeys(404) }
+            return next
+        }
+    }
+
+    /// Signed answers are required and the server (or a box in front of it) published no answer keys.
+    static func noAnswerKeys(_ status: Int) -> DeviceError {
+        DeviceError(.integrity, "GET \(AnswerCheck.keySetRoute) answered \(status): the server, or a box in front of it, publishes no "
+            + "answer keys, and signed answers are required (--require-signed-answers)")
     }
 
     /// Checks `response` to `GET target` (as sent, with its query) and records it.

@@ -45,6 +45,7 @@ final class HostileProxy: HTTPResponder, @unchecked Sendable {
     private var currentMode = Mode.clean
     private var currentTime = TimeMode.pass
     private var timeReads = 0
+    private var hideAnswerKeys = false
     private var kept: [String: [Kept]] = [:]
     private var changedCount = 0
     private var server: HTTPServer?
@@ -75,6 +76,11 @@ final class HostileProxy: HTTPResponder, @unchecked Sendable {
     }
     /// `GET /api/sync/time` requests seen so far.
     var timeRequests: Int { lock.withLock { timeReads } }
+    /// Answers 404 for `GET /api/sync/answer-keys` (as a hostile box would, or a WAF passing only the routes it knows).
+    var hidesAnswerKeys: Bool {
+        get { lock.withLock { hideAnswerKeys } }
+        set { lock.withLock { hideAnswerKeys = newValue } }
+    }
 
     func finished(_ exchange: HTTPExchange) {}
 
@@ -85,6 +91,9 @@ final class HostileProxy: HTTPResponder, @unchecked Sendable {
         let isSigned = isManifest || path == "/api/sync/keys"
         let device = request.headers["x-pulse-device"].map { String(decoding: $0.prefix { $0 != UInt8(ascii: ";") }, as: UTF8.self) } ?? ""
         let mode = self.mode
+        if path == "/api/sync/answer-keys" && hidesAnswerKeys {
+            return HTTPResponse(status: 404, body: .bytes(Array("{\"error\":\"notFound\"}".utf8)))
+        }
         if path == "/api/sync/time" {
             let time = lock.withLock { () -> TimeMode in
                 timeReads += 1

@@ -166,6 +166,44 @@ import PulseDeviceCLI
         #expect(try world.device.answers.verifiedTime > answers.verifiedTime + 86_400)
     }
 
+    /// A residual risk, shown (docs/device.md, "What signed answers cannot do"): a box in front of the server at
+    /// enrollment that answers 404 for the answer keys makes the device record that the server does not sign
+    /// (trust on first use), and from then on a stripped signature passes unnoticed. With
+    /// `requireSignedAnswers` (`enroll --require-signed-answers`) the enrollment is refused instead, before the
+    /// device code is spent and with no key left behind; the same code then enrolls the device that is not as
+    /// strict. Once a signed answer gets through, that device learns the keys and requires signatures again.
+    @Test func answerKeysHiddenAtEnrollmentAreRefusedWhenSignedAnswersAreRequired() throws {
+        let work = try TestFolder()
+        let package = try SamplePackage.build(in: work.url)
+        let server = try TestSyncServer(package: package)
+        let proxy = try HostileProxy(upstream: server.port)
+        defer { proxy.stop() }
+        proxy.hidesAnswerKeys = true
+        let code = try server.deviceCode(.session("workshop"))
+        let strict = try TemporaryDevice()
+        let folder = try DeviceFolder.open(strict.path("device"), create: true)
+        let transport = URLSessionTransport(timeout: 10)
+        defer { transport.invalidate() }
+        let refused = try #require(throws: DeviceError.self) {
+            try Enrollment.enroll(
+                server: proxy.url, token: code, folder: folder, name: "Strict", platform: "ios", transport: transport, requireSignedAnswers: true)
+        }
+        #expect(refused.message.contains("publishes no answer keys") && refused.message.contains("--require-signed-answers"), "\(refused)")
+        #expect(!folder.isEnrolled && !FileManager.default.fileExists(atPath: folder.keyPath))
+
+        let lenient = try TestDevice(proxy.url, token: code)
+        #expect(try lenient.answers.signs == false, "recorded as a server that does not sign")
+        proxy.mode = .stripSignature
+        let stripped = try lenient.sync(.session("workshop"))
+        #expect(stripped.refusals.isEmpty && stripped.items.first?.outcome == .new, "the risk: an unsigned answer is taken")
+        proxy.mode = .clean
+        proxy.hidesAnswerKeys = false
+        #expect(try lenient.sync(.session("workshop")).refusals.isEmpty)
+        #expect(try lenient.answers.signs == true, "a signed answer got through: the keys are learned, signatures required")
+        proxy.mode = .stripSignature
+        #expect(try lenient.sync(.session("workshop")).refusals.first?.contains("(rule signature)") == true)
+    }
+
     /// A series device shown the series manifest of before an import: refused as rollback, and none of the
     /// old manifest's session refs is followed.
     @Test func anOlderSeriesManifestIsRefusedAndItsRefsAreNotFollowed() throws {
