@@ -1,5 +1,6 @@
 import Foundation
 import PulseSystem
+import PulseSystemTesting
 import Testing
 @testable import PulseHTTPServer
 
