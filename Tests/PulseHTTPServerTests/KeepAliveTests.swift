@@ -35,6 +35,20 @@ import Testing
         #expect(tracker.closedByDeadline.load(ordering: .relaxed) == 1)
     }
 
+    /// The same race for event streams' heartbeats: the sweep reads the clock, then a server thread writes an event
+    /// to a stream before the sweep reaches it. Its last write is after "now": nothing is due (`now &- lastWrite`
+    /// wrapped to about 2^64 and wrote a heartbeat at once); a stream silent for the interval still gets one.
+    @Test func aStreamWrittenAfterTheSweepReadTheClockGetsNoHeartbeat() throws {
+        let stream = HTTPEventStream(heartbeat: Array(":\n".utf8))
+        let now = monotonicNanoseconds()
+        #expect(stream.send(Array("data: 1\n\n".utf8)))
+        let pending = stream.pendingCount
+        stream.heartbeatIfSilent(now: now, interval: Self.second)
+        #expect(stream.pendingCount == pending, "no heartbeat for a stream written after the sweep's clock")
+        stream.heartbeatIfSilent(now: monotonicNanoseconds() + 2 * Self.second, interval: Self.second)
+        #expect(stream.pendingCount == pending + 2, "a heartbeat after a silence of the interval")
+    }
+
     /// 64 keep-alive clients for 3 s (Scripts/lib/keepalive-clients) with the sweeper checking every millisecond
     /// instead of every 250 ms (the race's odds per second scale with it): every request is answered, none cut.
     @Test func steadyKeepAliveLoadLosesNoConnection() throws {
