@@ -59,17 +59,23 @@ import Testing
     }
 
     /// When as many refused connections wait for their request as half of libmicrohttpd's headroom (64 with two
-    /// threads), the next is refused at once: the 503 written before its request, then the connection closed.
-    @Test func tooManyWaitingRefusalsAreAnsweredAtOnce() throws {
-        let server = try TestServer({ $0.maxConnectionsPerIP = 1; $0.threads = 2 }) { _ in text(200, "ok") }
+    /// threads), the next is refused at once: the 503 written before its request, then the connection closed. Its
+    /// body names the limit that refused it, as the waiting ones' do (it said "too many connections" for both).
+    @Test(arguments: ["address", "connections"])
+    func tooManyWaitingRefusalsAreAnsweredAtOnce(_ limit: String) throws {
+        let server = try TestServer({
+            if limit == "address" { $0.maxConnectionsPerIP = 1 } else { $0.maxConnections = 1; $0.maxConnectionsPerIP = 0 }
+            $0.threads = 2
+        }) { _ in text(200, "ok") }
+        let said = limit == "address" ? "too many connections from this address\n" : "too many connections\n"
         let held = try server.client()
         #expect(try held.request("GET", "/").status == 200)
         let waiting = try (0..<64).map { _ in try server.client(timeout: 3) }
         #expect(eventually(within: 1) { server.server.connectionsCut.refused == 64 })
         let atOnce = try server.client(timeout: 3)
-        Self.expectRefusal(try atOnce.readResponse(), "too many connections\n")
+        Self.expectRefusal(try atOnce.readResponse(), said)
         // The waiting ones still get their 503 when they ask (within their second).
-        Self.expectRefusal(try waiting[0].request("GET", "/"), "too many connections from this address\n")
+        Self.expectRefusal(try waiting[0].request("GET", "/"), said)
         #expect(server.server.connectionsCut.refused == 65)
     }
 
