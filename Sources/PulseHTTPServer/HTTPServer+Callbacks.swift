@@ -40,6 +40,7 @@ let uriLogCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CCha
         Unmanaged<RequestContext>.fromOpaque($0).takeUnretainedValue()
     }
     if let connectionContext, !connectionContext.inUse {
+        if connectionContext.refusal != nil { server.tracker.refusedRequestStarted(connectionContext) }
         connectionContext.begin(target: uri, start: now)
         // The request holds its own reference: safe whatever order libmicrohttpd reports close and completion in.
         return Unmanaged.passRetained(connectionContext).toOpaque()
