@@ -18,6 +18,11 @@ import Testing
             "--package", package.publicRoot.path, "--access-log", "off", "--max-connections-per-ip", "0", "--threads", "2",
             "--memory-cache", memoryCache,
         ])
+        // Stopped here: OriginProcess's reader thread holds it, so its deinit alone would leave the process running.
+        defer {
+            origin.signal(SIGTERM)
+            _ = origin.waitForExit(within: 5)
+        }
         let result = try KeepAliveLoad(port: origin.port, connections: 32, seconds: 4, path: "/api/sync/asset/\(hash)").run()
         print("pulse-origin, --memory-cache \(memoryCache), 32 keep-alive clients for 4 s on a 114 KB blob: \(result.answered) answered, "
             + "\(result.drops.count) without an answer \(result.drops.prefix(3))")
