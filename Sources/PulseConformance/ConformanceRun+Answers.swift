@@ -48,8 +48,7 @@ extension ConformanceRun {
             let device = try need(device, "a device")
             let session = try need(session, "a session")
             let now = Int(serverNow)
-            var state = AnswerState(signs: true)
-            state.saw(serverTime: now - 5)
+            let state = AnswerState(signs: true, verifiedTime: now - 5)
             let answer = try signedAnswer("/api/sync/manifest?session=\(session)", by: device, keys: keys, after: state, evidence)
             let ttl = answer.claims.exp - answer.claims.iat
             evidence.add("iat \(answer.claims.iat - now) s from the server's clock, exp − iat = \(ttl) s")

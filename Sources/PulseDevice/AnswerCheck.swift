@@ -41,7 +41,7 @@ public enum AnswerRule: String, Sendable, CaseIterable {
     case binding
     /// The answer is older than one already accepted for the same request.
     case rollback
-    /// The answer expired before the latest server time the device has seen online.
+    /// The answer expired before the latest server time the device has verified (a signed `iat`).
     case freeze
 }
 
@@ -67,7 +67,8 @@ public struct AnswerRefusal: Error, Equatable, Sendable, CustomStringConvertible
 }
 
 /// The checks of a signed answer: a pure function of the answer, the state and the trusted keys, so each
-/// rule is tested alone. Never reads the device's clock: time comes only from the state's `serverTime`.
+/// rule is tested alone. Never reads the device's clock, nor `GET /api/sync/time`: time comes only from the
+/// state's `verifiedTime`, the highest `iat` of a signed answer accepted.
 public enum AnswerCheck {
     public static let keySetRoute = "/api/sync/answer-keys"
 
@@ -104,7 +105,7 @@ public enum AnswerCheck {
             seq: claims.seq, packageVersion: claims.packageVersion ?? previous?.packageVersion,
             deckVersion: [claims.deckVersion, previous?.deckVersion].compactMap { $0 }.max(),
             iat: max(claims.iat, previous?.iat ?? claims.iat))
-        next.saw(serverTime: claims.iat)
+        next.verified(iat: claims.iat)
         return next
     }
 
@@ -137,7 +138,7 @@ public enum AnswerCheck {
         next.signs = true
         next.keySet = (try? JSONValue.parse(body)) ?? next.keySet
         next.keySetSeq = claims.seq
-        next.saw(serverTime: claims.iat)
+        next.verified(iat: claims.iat)
         return next
     }
 
@@ -182,9 +183,9 @@ public enum AnswerCheck {
     }
 
     private static func unfrozen(_ claims: AnswerClaims, state: AnswerState, target: String) throws(AnswerRefusal) {
-        guard claims.exp >= state.serverTime else {
+        guard claims.exp >= state.verifiedTime else {
             throw AnswerRefusal(.freeze, target,
-                "expired at server time \(claims.exp), before \(state.serverTime), the latest server time this device has seen online")
+                "expired at server time \(claims.exp), before \(state.verifiedTime), the latest server time this device has verified (a signed iat)")
         }
     }
 

@@ -21,9 +21,20 @@ public struct AnswerGuard: Sendable {
     public func state() throws -> AnswerState { try AnswerState.read(folder.answersURL) }
 
     /// Asks the server for its answer keys: 404 records that it does not sign (unsigned answers are then
-    /// accepted), a key set is trusted as `AnswerCheck.trustKeySet` says. Run at enrollment.
-    public func learnKeys() throws {
-        try update { state in try fetchKeys(state) }
+    /// accepted), unless `requireSigned`, which refuses it; a key set is trusted as `AnswerCheck.trustKeySet`
+    /// says. Run at enrollment.
+    public func learnKeys(requireSigned: Bool = false) throws {
+        try update { state in
+            let next = try fetchKeys(state)
+            if requireSigned && next.signs != true { throw Self.noAnswerKeys(404) }
+            return next
+        }
+    }
+
+    /// Signed answers are required and the server (or a box in front of it) published no answer keys.
+    static func noAnswerKeys(_ status: Int) -> DeviceError {
+        DeviceError(.integrity, "GET \(AnswerCheck.keySetRoute) answered \(status): the server, or a box in front of it, publishes no "
+            + "answer keys, and signed answers are required (--require-signed-answers)")
     }
 
     /// Checks `response` to `GET target` (as sent, with its query) and records it.
@@ -35,11 +46,8 @@ public struct AnswerGuard: Sendable {
             route: String(parts[0]), query: parts.count > 1 ? String(parts[1]) : "", device: client.signer?.deviceId ?? "",
             status: response.status, body: response.body, signature: response.header(AnswerSignature.headerName),
             etag: response.header("etag") ?? (response.status == 304 ? sentETag : nil))
-        let seen = client.clock.serverSeen
         try update { state in
             var state = state
-            // A server time read since (a clock correction after 401 staleSignature) counts as seen online.
-            if let seen { state.saw(serverTime: Int(seen)) }
             if state.signs != true, answer.signature != nil {
                 // A server first seen unsigned (or never asked) that now signs: learn its keys, trust on first use.
                 state = try fetchKeys(state)
@@ -52,27 +60,18 @@ public struct AnswerGuard: Sendable {
         }
     }
 
-    /// Folds a server time seen online into the state (`GET /api/sync/time`).
-    public func saw(serverTime: Int) throws {
-        try update { state in
-            var state = state
-            state.saw(serverTime: serverTime)
-            return state
-        }
-    }
-
     /// Before a sync with a server that signs (nothing otherwise): reads the key set again, so a key
     /// published ahead of a rotation is trusted while the old key still signs the set (a set that does not
-    /// verify is left alone: the trust held stays, and an answer by an unknown key is refused later), and
-    /// reads `GET /api/sync/time`, so the freeze rule has a recent server time seen online.
+    /// verify is left alone: the trust held stays, and an answer by an unknown key is refused later). The set
+    /// is signed anew at least every half answer TTL, so its `iat` is also the recent, verified server time
+    /// the freeze rule needs: a proxy that keeps serving a stale manifest is found out once it expired before
+    /// that time. `GET /api/sync/time` is not read: it is unsigned, and display-only by the contract.
     func refreshBeforeSync() throws {
         guard try state().signs == true else { return }
         try update { state in
             guard let response = try? client.get(AnswerCheck.keySetRoute), response.status == 200 else { return state }
             return (try? AnswerCheck.trustKeySet(body: response.body, header: response.header(AnswerSignature.headerName), state: state)) ?? state
         }
-        try client.correctClock()
-        if let seen = client.clock.serverSeen { try saw(serverTime: Int(seen)) }
     }
 
     private func fetchKeys(_ state: AnswerState) throws -> AnswerState {

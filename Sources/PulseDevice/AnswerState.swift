@@ -9,7 +9,7 @@ import PulseSystem
 /// the new one.
 ///
 /// ```json
-/// {"format": "pulse-device-answers/1", "signs": true, "serverTime": 1796280000,
+/// {"format": "pulse-device-answers/1", "signs": true, "verifiedTime": 1796280000,
 ///  "keys": {"keys": [<JWK>, …]}, "keySetSeq": 1,
 ///  "answers": {"/api/sync/manifest?session=keynote": {"seq": 7, "packageVersion": "8994d8d6…", "iat": 1796279000},
 ///              "/api/sync/keys?session=keynote": {"seq": 7, "deckVersion": 3}}}
@@ -44,24 +44,26 @@ public struct AnswerState: Equatable, Sendable {
     public var keySet: JSONValue?
     /// The `seq` (generation) of the trusted key set's signature.
     public var keySetSeq = 0
-    /// The latest server time (Unix seconds) seen while online: verified `iat`s and `GET /api/sync/time`.
-    public var serverTime = 0
+    /// The latest server time (Unix seconds) this device has verified: the highest `iat` of a signed answer or
+    /// key set it accepted. Only signed times count: `GET /api/sync/time` is unsigned (a proxy could set it
+    /// anywhere), and display-only by the contract. The freeze rule compares `exp` with it.
+    public var verifiedTime = 0
     /// Keyed by `route?query` (or `route` when the query is empty).
     public var answers: [String: Accepted] = [:]
 
-    public init(signs: Bool? = nil, keySet: JSONValue? = nil, keySetSeq: Int = 0, serverTime: Int = 0, answers: [String: Accepted] = [:]) {
+    public init(signs: Bool? = nil, keySet: JSONValue? = nil, keySetSeq: Int = 0, verifiedTime: Int = 0, answers: [String: Accepted] = [:]) {
         self.signs = signs
         self.keySet = keySet
         self.keySetSeq = keySetSeq
-        self.serverTime = serverTime
+        self.verifiedTime = verifiedTime
         self.answers = answers
     }
 
     /// The key of `answers` for a request.
     public static func key(route: String, query: String) -> String { query.isEmpty ? route : route + "?" + query }
 
-    /// Folds in a server time seen online; never goes back.
-    public mutating func saw(serverTime seconds: Int) { serverTime = max(serverTime, seconds) }
+    /// Folds in the `iat` of a signed answer just verified; never goes back.
+    public mutating func verified(iat seconds: Int) { verifiedTime = max(verifiedTime, seconds) }
 
     // MARK: The file
 
@@ -93,7 +95,7 @@ public struct AnswerState: Equatable, Sendable {
             state.keySet = keys
         }
         state.keySetSeq = try int(value, "keySetSeq", damaged)
-        state.serverTime = try int(value, "serverTime", damaged)
+        state.verifiedTime = try int(value, "verifiedTime", damaged)
         guard let answers = value["answers"]?.objectValue else { throw damaged("no \"answers\" object") }
         guard answers.count <= maxAnswers else { throw damaged("more than \(maxAnswers) answers") }
         for (key, entry) in answers {
@@ -114,6 +116,9 @@ public struct AnswerState: Equatable, Sendable {
             state.answers[key] = accepted
         }
         if state.signs == true, state.keySet == nil { throw damaged("the server signs but no keys are trusted") }
+        // A file written before only signed times counted has "serverTime" instead, which `GET /api/sync/time`
+        // (unsigned) could have pushed anywhere: it is ignored, and the verified time is the newest recorded `iat`.
+        if value["verifiedTime"] == nil { state.verifiedTime = state.answers.values.compactMap(\.iat).max() ?? 0 }
         return state
     }
 
@@ -135,7 +140,7 @@ public struct AnswerState: Equatable, Sendable {
         }
         return JSONValue.object([
             "format": .string(Self.format), "signs": signs.map(JSONValue.bool) ?? .null, "keys": keySet ?? .null,
-            "keySetSeq": .int(keySetSeq), "serverTime": .int(serverTime), "answers": .object(answers),
+            "keySetSeq": .int(keySetSeq), "verifiedTime": .int(verifiedTime), "answers": .object(answers),
         ]).prettyBytes
     }
 

@@ -2,13 +2,14 @@ import Foundation
 import Synchronization
 
 /// The time the device signs with: its own clock plus an offset learned from `GET /api/sync/time` after a
-/// `401 staleSignature` (and, with a server that signs its answers, at the start of each sync). The offset
-/// only ever serves the signature's `ts`; nothing the device decides depends on its own clock (the server
-/// alone decides what is released; the freeze rule of signed answers uses server times seen, `serverSeen`).
+/// `401 staleSignature`. The offset only ever serves the signature's `ts`, and lives in memory: nothing the
+/// device decides depends on its own clock or on `/api/sync/time` (unsigned, display-only by the contract).
+/// The server alone decides what is released; the freeze rule of signed answers uses only server times the
+/// device verified (`AnswerState.verifiedTime`), so a proxy that lies about the time can cost a retry, never
+/// lock the device out.
 public final class DeviceClock: Sendable {
     private let system: @Sendable () -> Double
     private let offset = Mutex<Double>(0)
-    private let seen = Mutex<Int64?>(nil)
 
     /// - Parameter system: the device's clock in Unix seconds; `skew` seconds are added to it (a test's
     ///   way to play a device whose clock is wrong).
@@ -25,15 +26,10 @@ public final class DeviceClock: Sendable {
     /// The learned correction, in seconds.
     public var correction: Double { offset.withLock { $0 } }
 
-    /// The latest server time (Unix seconds) read from `GET /api/sync/time`, nil before any. Recorded for the
-    /// freeze rule of signed answers (a server time seen online), never compared with the device's clock.
-    public var serverSeen: Int64? { seen.withLock { $0 } }
-
     /// Learns the offset from a server reading (whole seconds) taken between `sent` and `received`
     /// (local clock): the server's second is assumed to be the middle of the exchange.
     func learn(serverSeconds: Int64, sent: Double, received: Double) {
         let value = Double(serverSeconds) + 0.5 - (sent + received) / 2
         offset.withLock { $0 = value }
-        seen.withLock { $0 = max($0 ?? serverSeconds, serverSeconds) }
     }
 }

@@ -11,11 +11,16 @@ public enum Enrollment {
     /// The key is made and stored (0600) before the request, so an enrollment interrupted after the server
     /// committed never leaves the server with a key the device lost; a rerun in the same folder reuses it.
     /// Only a refusal from the server (the token or the key) removes a key made here.
+    /// - Parameter requireSignedAnswers: refuse a server that publishes no answer keys (`GET /api/sync/answer-keys`
+    ///   not 200), before the token is spent, instead of recording that it does not sign: what an app built for
+    ///   a server that signs should do, so that a box in front of it (a WAF passing only the routes it knows, or
+    ///   a hostile one) cannot switch the device's signature checks off at enrollment (docs/device.md).
     /// - Throws: `DeviceError`: the folder holds a device already, the token was refused (the flat 404),
-    ///   the key was refused (`400 badKey`), the certificate does not verify (nothing is kept).
+    ///   the key was refused (`400 badKey`), the certificate does not verify (nothing is kept), no answer keys
+    ///   while they are required.
     public static func enroll(
         server: URL, token: String, folder: DeviceFolder, name: String, platform: String, transport: any HTTPTransport,
-        now: Date = Date()
+        requireSignedAnswers: Bool = false, now: Date = Date()
     ) throws -> DeviceIdentity {
         if folder.isEnrolled, let existing = try? folder.identity() {
             throw DeviceError(.deviceFolder, "\(folder.path) holds device \(existing.deviceId) of \(existing.server) already; use another --device-dir")
@@ -25,6 +30,13 @@ public enum Enrollment {
         var refused = false
         do {
             let client = SyncClient(server: server, transport: transport)
+            if requireSignedAnswers {
+                let keys = try client.get(AnswerCheck.keySetRoute)
+                guard keys.status == 200 else {
+                    refused = true  // nothing was sent: the key made for this run is not kept
+                    throw AnswerGuard.noAnswerKeys(keys.status)
+                }
+            }
             let body = JSONValue.object([
                 "token": .string(token), "publicKey": .string(Data(key.publicKeySPKI).base64EncodedString()),
                 "platform": .string(platform), "name": .string(name),
@@ -54,7 +66,7 @@ public enum Enrollment {
                 scopeKind: claims["scope"]?["kind"]?.stringValue ?? "?", scopeId: claims["scope"]?["id"]?.stringValue ?? "?",
                 name: name, platform: platform, enrolledAt: formatter.string(from: now))
             // Trust on first use of the answer keys (or: this server does not sign), before the commit point.
-            try AnswerGuard(folder: folder, client: client).learnKeys()
+            try AnswerGuard(folder: folder, client: client).learnKeys(requireSigned: requireSignedAnswers)
             try identity.write(to: folder.identityURL)
             return identity
         } catch {

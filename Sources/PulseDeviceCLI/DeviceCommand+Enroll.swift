@@ -11,6 +11,9 @@ extension DeviceCommand {
         "link", "<link>", help: "An enrollment link from the console (its QR code): the server and the code or token in one; - reads it from standard input.")
     static let enrollName = Option.value("name", "<name>", help: "The device's name as staff see it (default: pulse-device on <host>).")
     static let enrollPlatform = Option.value("platform", "<platform>", help: "ios, android, … (default linux).")
+    static let requireSigned = Option.flag(
+        "require-signed-answers",
+        help: "Refuse a server that publishes no answer keys (before the token is spent) instead of accepting its answers unsigned.")
 
     static func enrollCommand(console: Console) -> Command {
         Command(
@@ -28,7 +31,7 @@ extension DeviceCommand {
                 "echo \"$TOKEN\" | pulse-device enroll --server http://127.0.0.1:8080 --token - --device-dir dev1 --name 'Ada' --platform ios",
                 "pulse-device enroll --link 'https://sync.example.net/console/enroll#code=ABCD-EFGH-JKMN' --device-dir ~/.pulse/phone",
             ],
-            options: [enrollServer, enrollToken, enrollLink, deviceDirOption, enrollName, enrollPlatform, jsonOption],
+            options: [enrollServer, enrollToken, enrollLink, deviceDirOption, enrollName, enrollPlatform, requireSigned, jsonOption],
             validate: { arguments in
                 if arguments[enrollLink] != nil {
                     guard arguments[enrollServer] == nil, arguments[enrollToken] == nil else {
@@ -49,7 +52,8 @@ extension DeviceCommand {
                 let transport = URLSessionTransport(timeout: 30, connectionsPerHost: 2)
                 defer { transport.invalidate() }
                 let identity = try Enrollment.enroll(
-                    server: server, token: token, folder: folder, name: name, platform: platform, transport: transport)
+                    server: server, token: token, folder: folder, name: name, platform: platform, transport: transport,
+                    requireSignedAnswers: arguments[requireSigned])
                 if arguments[jsonOption] {
                     console.out(line([
                         "deviceId": .string(identity.deviceId), "server": .string(identity.server), "kid": .string(identity.kid),

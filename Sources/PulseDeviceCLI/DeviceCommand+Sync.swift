@@ -92,7 +92,7 @@ extension DeviceCommand {
                 switch answers.signs {
                 case true?:
                     lines.append("  signed answers required: \(trusted.count) trusted answer key\(trusted.count == 1 ? "" : "s"), "
-                        + "\(answers.answers.count) requests recorded, latest server time seen \(answers.serverTime)")
+                        + "\(answers.answers.count) requests recorded, latest verified server time \(answers.verifiedTime)")
                 case false?: lines.append("  the server does not sign its answers (GET /api/sync/answer-keys answered 404 at enrollment)")
                 case nil: lines.append("  signed answers: not asked yet (the next answer with a Pulse-Signature starts trust on first use)")
                 }
@@ -103,7 +103,7 @@ extension DeviceCommand {
                         "scope": ["kind": .string(identity.scopeKind), "id": .string(identity.scopeId)], "manifests": .array(manifests), "blobs": .int(blobs),
                         "answers": [
                             "signs": answers.signs.map(JSONValue.bool) ?? .null, "trustedKeys": .array(trusted.map { .string($0.kid) }),
-                            "recorded": .int(answers.answers.count), "serverTime": .int(answers.serverTime),
+                            "recorded": .int(answers.answers.count), "verifiedTime": .int(answers.verifiedTime),
                         ],
                     ]
                     if arguments[statusVerify] { fields["problems"] = .array(problems.map { .string($0) }) }

@@ -121,11 +121,16 @@ public final class HTTPEventStream: Sendable {
     /// The server is stopping: end cleanly and never suspend again.
     func stop() { finish(.serverStopping) }
 
-    /// Writes the heartbeat if nothing was written for `interval` nanoseconds (the maintenance thread).
+    /// Writes the heartbeat if nothing was written for `interval` nanoseconds (the maintenance thread). `now` is
+    /// read before the sweep walks the streams, so a stream written to meanwhile has `lastWrite` after it: its
+    /// age is 0 (`ConnectionPhase.age`), not `now &- lastWrite`, about 2^64, which made a heartbeat due at once.
     func heartbeatIfSilent(now: UInt64, interval: UInt64) {
-        let due = state.withLock { $0.isOpen && now &- $0.lastWrite >= interval }
+        let due = state.withLock { $0.isOpen && ConnectionPhase.age(since: $0.lastWrite, now: now) >= interval }
         if due { send(heartbeat) }
     }
+
+    /// Bytes queued and not yet handed to the connection (tests).
+    var pendingCount: Int { state.withLock { $0.pending.count - $0.pendingStart } }
 
     /// libmicrohttpd's content callback: up to `max` bytes into `buffer`; 0 after suspending the connection
     /// when there is nothing to send yet; end of stream once closing and drained.

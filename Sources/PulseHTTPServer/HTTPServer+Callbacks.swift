@@ -19,7 +19,7 @@ let connectionCallback: MHD_NotifyConnectionCallback = { cls, connection, socket
         socketContext.pointee = Unmanaged.passRetained(context).toOpaque()
         if server.tracker.opened(context, fd: fd, now: monotonicNanoseconds()) == .refusedAtOnce {
             // libmicrohttpd has read nothing yet: answer and close; it sees end-of-file and cleans up.
-            ServerResponses.write(ServerResponses.busy, to: fd)
+            ServerResponses.write(ServerResponses.busy(context.refusal), to: fd)
             shutdown(fd, Int32(SHUT_RDWR))
         }
     } else if let raw = socketContext.pointee {
@@ -40,6 +40,7 @@ let uriLogCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CCha
         Unmanaged<RequestContext>.fromOpaque($0).takeUnretainedValue()
     }
     if let connectionContext, !connectionContext.inUse {
+        if connectionContext.refusal != nil { server.tracker.refusedRequestStarted(connectionContext) }
         connectionContext.begin(target: uri, start: now)
         // The request holds its own reference: safe whatever order libmicrohttpd reports close and completion in.
         return Unmanaged.passRetained(connectionContext).toOpaque()

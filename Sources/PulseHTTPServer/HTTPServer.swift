@@ -106,11 +106,13 @@ public final class HTTPServer: @unchecked Sendable {
     public var openStreams: Int { tracker.openStreams }
 
     /// Connections closed so far because their request did not arrive within `headerTimeoutSeconds`, closed to
-    /// make room at `maxConnections`, refused at either limit (their request answered 503), and of those, refused
-    /// at `maxConnectionsPerIP` (for metrics and logs).
-    public var connectionsCut: (byDeadline: Int, toMakeRoom: Int, refused: Int, refusedForAddress: Int) {
+    /// make room at `maxConnections`, refused at either limit (their request answered 503), of those refused at
+    /// `maxConnectionsPerIP`, and of those refused written their 503 unasked (no request within a second) (for
+    /// metrics and logs).
+    public var connectionsCut: (byDeadline: Int, toMakeRoom: Int, refused: Int, refusedForAddress: Int, refusedAnsweredUnasked: Int) {
         (tracker.closedByDeadline.load(ordering: .relaxed), tracker.closedToMakeRoom.load(ordering: .relaxed),
-         tracker.refused.load(ordering: .relaxed), tracker.refusedForAddress.load(ordering: .relaxed))
+         tracker.refused.load(ordering: .relaxed), tracker.refusedForAddress.load(ordering: .relaxed),
+         tracker.refusalsAnsweredUnasked.load(ordering: .relaxed))
     }
 
     /// Graceful stop: no new connections; event streams end cleanly (what was sent, then the end of the

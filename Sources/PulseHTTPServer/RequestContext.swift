@@ -22,6 +22,10 @@ final class RequestContext: @unchecked Sendable {
     var refusal: ConnectionRefusal?
     /// Refused and waiting for its request (counted against `maxWaitingRefusals`).
     var waitsAsRefused = false
+    /// Refused, and its request line has come (the URI log callback): its 503 is the request's to answer.
+    var refusedRequestStarted = false
+    /// Refused, no request within `refusalTimeout`: its 503 was written and its sending side shut.
+    var refusalAnswered = false
     var closing = false
 
     // The current request; touched only on the connection's thread.

@@ -41,7 +41,11 @@ final class ServerResponses: Sendable {
     static let uriTooLong = raw(414, "URI Too Long", "request line too long\n")
     static let headersTooLarge = raw(431, "Request Header Fields Too Large", "request headers too large\n")
     static let badRequestRaw = raw(400, "Bad Request", "bad request\n")
-    static let busy = raw(503, "Service Unavailable", "too many connections\n", extra: "Retry-After: 1\r\n")
+    /// The 503 written at accept time (too many refused connections wait already), naming the limit that refused
+    /// this one, as the 503 of a refused connection's request does.
+    static func busy(_ refusal: ConnectionRefusal?) -> [UInt8] { refusal == .addressLimit ? busyAddress : busyConnections }
+    private static let busyConnections = raw(503, "Service Unavailable", "too many connections\n", extra: "Retry-After: 1\r\n")
+    private static let busyAddress = raw(503, "Service Unavailable", "too many connections from this address\n", extra: "Retry-After: 1\r\n")
     /// A prepared response libmicrohttpd could not allocate (`SharedResponse`): nothing of its is sent.
     static let outOfMemory = raw(503, "Service Unavailable", "service unavailable\n", extra: "Retry-After: 1\r\n")
 

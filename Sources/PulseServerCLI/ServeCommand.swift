@@ -190,7 +190,10 @@ enum ServeCommand {
             certificateKeys = try CertificateKeyring(loading: { try postgres.certificateKeys() })
             // The answer-signing keys too (issue 21): one set for every instance; a --data folder's answer-key.pem
             // becomes the first when the database has none.
-            _ = try postgres.prepareAnswerKeys(adopting: try folder.flatMap(AnswerKeyFile.existing), at: TimeText.now())
+            // Their recorded TTL is raised to this instance's before it signs, so a rotation keeps them long enough.
+            _ = try postgres.prepareAnswerKeys(
+                adopting: try folder.flatMap(AnswerKeyFile.existing), signingFor: settings.sync.signAnswers ? settings.sync.answerTTL : nil,
+                at: TimeText.now())
             answerKeys = try AnswerKeyring(loading: { try postgres.answerKeys() })
             storage = postgres
             stateName = "database \(postgres.configuration.redacted)"
@@ -200,7 +203,9 @@ enum ServeCommand {
             storage = try folder.openStorage(connections: connections)
             certificateKeys = CertificateKeyring(try DeviceCertificateKey.loadOrCreate(in: folder))
             let sqlite = storage as? SQLiteStorage
-            _ = try sqlite?.prepareAnswerKeys(adopting: try AnswerKeyFile.loadOrCreate(in: folder), at: TimeText.now())
+            _ = try sqlite?.prepareAnswerKeys(
+                adopting: try AnswerKeyFile.loadOrCreate(in: folder), signingFor: settings.sync.signAnswers ? settings.sync.answerTTL : nil,
+                at: TimeText.now())
             answerKeys = try AnswerKeyring(loading: { try sqlite?.answerKeys() ?? [] })
             stateName = "data \(folder.url.path)"
         }

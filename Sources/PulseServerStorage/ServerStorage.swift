@@ -189,11 +189,13 @@ public protocol AnswerKeyStorage: AnyObject, Sendable {
     func answerKeys() throws -> [AnswerKeyRecord]
     /// Makes sure there is a key: when the table holds none, stores `adopting` (a data folder's
     /// `answer-key.pem`), else a new random key, signing from 0. Never adds one to a table that holds any
-    /// (a retired key is not brought back). - Returns: every key.
-    func prepareAnswerKeys(adopting: P256.PrivateKey?, at now: Int64) throws -> [AnswerKeyRecord]
-    /// Rotation: a new key that signs from `now + lead`; every key that signs open-ended stops then; keys
-    /// whose last answer expired (`signsUntil + ttl < now`) are removed. - Returns: the new key.
-    func rotateAnswerKey(lead: Int64, ttl: Int64, at now: Int64) throws -> AnswerKeyRecord
+    /// (a retired key is not brought back). With `signingFor` (a server about to sign with that answer TTL),
+    /// raises every key's `ttl` to at least it, in the same transaction. - Returns: every key.
+    func prepareAnswerKeys(adopting: P256.PrivateKey?, signingFor ttl: Int64?, at now: Int64) throws -> [AnswerKeyRecord]
+    /// Rotation: keys whose last answer expired (`signsUntil + ttl < now`, each key's own `ttl`) are removed; a
+    /// new key signs from `now + lead` (default: the longest `ttl` of the keys left) and inherits that `ttl`;
+    /// every key that signs open-ended stops then. - Returns: the new key.
+    func rotateAnswerKey(lead: Int64?, at now: Int64) throws -> AnswerKeyRecord
 }
 
 /// Token buckets, and with them the check of a device-scoped request.

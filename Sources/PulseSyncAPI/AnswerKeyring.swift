@@ -9,7 +9,8 @@ import Synchronization
 /// the keys there (`AnswerKeyStorage`). The set is read again whenever `generation().credentials` moves
 /// (a rotation by `admin answer-key rotate` notifies like a credential does). At any moment the key that
 /// signs is the newest whose `signsFrom` has come and whose `signsUntil` has not; every key is published
-/// until its last signature has expired (`signsUntil` + the answer TTL).
+/// until its last signature has expired (`signsUntil` + the key's recorded TTL, which every server raised to
+/// its own before signing: `AnswerKeyRecord.ttl`).
 public final class AnswerKeyring: Sendable {
     private struct State {
         var keys: [AnswerKeyRecord]
@@ -56,11 +57,12 @@ public final class AnswerKeyring: Sendable {
         keys.last { $0.signsFrom <= now && ($0.signsUntil.map { now < $0 } ?? true) } ?? keys.first
     }
 
-    /// The keys published at `now` (each until its last signature expired), and the key set's generation.
+    /// The keys published at `now` (each until its last signature expired: `signsUntil` + its recorded TTL, and
+    /// never before this server's own `ttl` has passed), and the key set's generation.
     static func published(_ keys: [AnswerKeyRecord], at now: Int64, ttl: Int64) -> (keys: [AnswerKey], seq: Int) {
-        let shown = keys.filter { $0.isPublished(at: now, ttl: ttl) }
+        let shown = keys.filter { $0.isPublished(at: now, atLeast: ttl) }
         return (
-            shown.map { AnswerKey(publicKey: $0.privateKey.publicKey, signsFrom: Int($0.signsFrom), retiresAt: $0.retiresAt(ttl: ttl).map(Int.init)) },
+            shown.map { AnswerKey(publicKey: $0.privateKey.publicKey, signsFrom: Int($0.signsFrom), retiresAt: $0.retiresAt(atLeast: ttl).map(Int.init)) },
             Int(keys.map(\.serial).max() ?? 0)
         )
     }

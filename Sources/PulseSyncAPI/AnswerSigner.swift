@@ -88,8 +88,11 @@ final class AnswerSigner: Sendable {
         let digest = SHA256.hash(body)
         let cost = Self.cost(binding, header: header)
         let buffer = cache.withLock { cache -> ByteBuffer in
-            let added = cost + (cache.bodies[digest] == nil ? body.count : 0)
-            if cache.entries.count >= maxEntries || cache.bytes + added > maxBytes {
+            // A body held already (one keys answer sent to every device) adds only the entry's own bytes, and
+            // an answer replacing its own entry does not make the entries more: neither starts over needlessly.
+            let added = cost + (cache.bodies[digest] == nil ? body.count : 0) - (cache.entries[binding]?.cost ?? 0)
+            let entriesFull = cache.entries.count >= maxEntries && cache.entries[binding] == nil
+            if entriesFull || cache.bytes + added > maxBytes {
                 cache = Cache()
             }
             if let held = cache.bodies[digest] { return held }

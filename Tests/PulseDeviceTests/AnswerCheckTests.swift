@@ -56,7 +56,7 @@ import Testing
     @Test func aValidAnswerIsAcceptedAndRecorded() throws {
         let state = try AnswerCheck.check(try manifest(), state: signing, keys: trusted)
         #expect(state.answers["/api/sync/manifest?session=keynote"] == .init(seq: 7, packageVersion: "v7", iat: Self.now))
-        #expect(state.serverTime == Self.now)
+        #expect(state.verifiedTime == Self.now)
         let again = try AnswerCheck.check(try manifest(status: 304), state: state, keys: trusted)
         #expect(again.answers == state.answers, "a 304 for the accepted version changes nothing")
     }
@@ -119,15 +119,15 @@ import Testing
         #expect(try AnswerCheck.check(try manifest(version: "v8", seq: 8), state: accepted, keys: trusted).answers.count == 1)
     }
 
-    @Test func anAnswerExpiredByTheServerTimeSeenIsRefused() throws {
+    @Test func anAnswerExpiredByTheVerifiedServerTimeIsRefused() throws {
         var state = signing
-        state.saw(serverTime: Self.now + 3601)
+        state.verified(iat: Self.now + 3601)
         let refused = try #require(refusal(try manifest(), state))
         #expect(refused.rule == .freeze)
-        state.serverTime = Self.now + 3600
+        state.verifiedTime = Self.now + 3600
         #expect(refusal(try manifest(), state) == nil, "exp itself is still valid")
         let later = try AnswerCheck.check(try manifest(), state: state, keys: trusted)
-        #expect(later.serverTime == Self.now + 3600, "an older iat never moves the server time back")
+        #expect(later.verifiedTime == Self.now + 3600, "an older iat never moves the verified time back")
     }
 
     // MARK: The key set
@@ -183,18 +183,35 @@ import Testing
         let text = try String(contentsOf: docs, encoding: .utf8)
         #expect(text.contains("Pulse-Signature: " + Self.exampleHeader), "docs/server.md shows another header than this test checks")
         let state = AnswerState(signs: true, keySet: try JSONValue.parse(AnswerKeySet.encode([key])))
+        let claims = try AnswerSignature.verify(header: Self.exampleHeader, body: Self.exampleBody, keys: [key])
         let accepted = try AnswerCheck.check(answer, state: state, keys: [key])
-        #expect(accepted.answers["/api/sync/keys?session=keynote"] == .init(seq: 12, deckVersion: 3, iat: 1_796_112_000))
-        #expect(accepted.serverTime == 1_796_112_000)
+        let recorded = try #require(accepted.answers["/api/sync/keys?session=keynote"])
+        #expect(recorded == .init(seq: 12, deckVersion: 3, iat: 1_796_112_000))
+        #expect(accepted.verifiedTime == 1_796_112_000)
+        let laterSeq = claims.seq + 1
         var later = state
-        later.answers["/api/sync/keys?session=keynote"] = .init(seq: 13, deckVersion: 3)
+        later.answers["/api/sync/keys?session=keynote"] = .init(seq: laterSeq, deckVersion: 3)
         #expect(refusal(answer, later, keys: [key])?.rule == .rollback)
+        let frozenAt = claims.exp + 1
         var frozen = state
-        frozen.saw(serverTime: 1_796_115_601)
+        frozen.verified(iat: frozenAt)
         #expect(refusal(answer, frozen, keys: [key])?.rule == .freeze)
         var other = answer
         other.device = "3f6c1a2b9d8e7f60a1b2c3d4e5f60719"
         #expect(refusal(other, state, keys: [key])?.rule == .binding)
+        // docs/device.md tells this example with these very values.
+        let deviceDocs = try String(contentsOf: docs.deletingLastPathComponent().appendingPathComponent("device.md"), encoding: .utf8)
+        let from = try #require(deviceDocs.range(of: "**Worked example.**"), "docs/device.md has no worked example")
+        let to = try #require(deviceDocs.range(of: "**What the app team implements**", range: from.upperBound..<deviceDocs.endIndex))
+        let told = deviceDocs[from.upperBound..<to.lowerBound].split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        let values = [
+            "device `\(claims.device)`", "`GET \(claims.route)?\(claims.query)`", "seq \(claims.seq)", "deckVersion \(claims.deckVersion ?? -1)",
+            "iat \(claims.iat)", "exp \(claims.exp)",
+            "`{\"seq\": \(recorded.seq), \"deckVersion\": \(recorded.deckVersion ?? -1), \"iat\": \(recorded.iat ?? -1)}`",
+            "verified time \(accepted.verifiedTime)", "`rollback` by a device that has accepted seq \(laterSeq)",
+            "`freeze` by one that has verified server time \(frozenAt)", "`binding` by device `…\(other.device.suffix(4))`",
+        ]
+        for value in values { #expect(told.contains(value), "docs/device.md's worked example does not say \(value)") }
         var changed = answer
         changed.body[changed.body.count - 3] = UInt8(ascii: "M")
         #expect(refusal(changed, state, keys: [key])?.rule == .signature)

@@ -9,7 +9,7 @@ import Testing
 /// and never an empty state (which would undo the rollback protection).
 @Suite struct AnswerStateTests {
     static let sample = AnswerState(
-        signs: true, keySet: ["keys": []], keySetSeq: 2, serverTime: 1_796_280_000,
+        signs: true, keySet: ["keys": []], keySetSeq: 2, verifiedTime: 1_796_280_000,
         answers: [
             "/api/sync/manifest?session=keynote": .init(seq: 7, packageVersion: "8994d8d6", iat: 1_796_279_000),
             "/api/sync/keys?session=keynote": .init(seq: 7, deckVersion: 3),
@@ -33,7 +33,7 @@ import Testing
         try Self.sample.write(url)
         var next = Self.sample
         next.answers["/api/sync/manifest?session=keynote"] = .init(seq: 8, packageVersion: "aa11")
-        next.saw(serverTime: 1_796_290_000)
+        next.verified(iat: 1_796_290_000)
         let torn = Array(next.bytes.prefix(next.bytes.count / 2))
         try Data(torn).write(to: URL(fileURLWithPath: FileSystem.tempPath(beside: url.path)))
         #expect(try AnswerState.read(url) == Self.sample)
@@ -43,6 +43,22 @@ import Testing
         #expect(left == ["answers.json"])
     }
 
+    /// A file written while `GET /api/sync/time` still counted holds `serverTime`, which that unsigned route may
+    /// have pushed anywhere (a proxy, a server clock that jumped once): it is ignored, and the verified time is the
+    /// newest `iat` recorded, so a device locked out that way gets back in.
+    @Test func anEarlierFilesUnsignedServerTimeIsNotTrusted() throws {
+        let temporary = try TestFolder()
+        let url = temporary.url.appendingPathComponent("answers.json")
+        try Data(#"""
+            {"format": "pulse-device-answers/1", "signs": false, "serverTime": 4102444800, "keySetSeq": 0,
+             "answers": {"/api/sync/manifest?session=keynote": {"seq": 7, "packageVersion": "8994d8d6", "iat": 1796279000},
+                         "/api/sync/keys?session=keynote": {"seq": 7, "deckVersion": 3, "iat": 1796279990}}}
+            """#.utf8).write(to: url)
+        let state = try AnswerState.read(url)
+        #expect(state.verifiedTime == 1_796_279_990)
+        #expect(state.answers.count == 2)
+    }
+
     static func damaged(_ name: String, _ whole: [UInt8]) -> [UInt8] {
         switch name {
         case "torn": Array(whole.prefix(whole.count - 9))
@@ -50,7 +66,7 @@ import Testing
         case "empty": []
         case "not ours": Array(#"{"format":"pulse-device-cache/1","manifests":{}}"#.utf8)
         case "seq a string": Array(#"{"format":"pulse-device-answers/1","answers":{"/a":{"seq":"7"}}}"#.utf8)
-        case "negative time": Array(#"{"format":"pulse-device-answers/1","serverTime":-1,"answers":{}}"#.utf8)
+        case "negative time": Array(#"{"format":"pulse-device-answers/1","verifiedTime":-1,"answers":{}}"#.utf8)
         case "signs without keys": Array(#"{"format":"pulse-device-answers/1","signs":true,"answers":{}}"#.utf8)
         case "deep": Array(String(repeating: "[", count: 100_000).utf8)
         default: [UInt8](repeating: 0x20, count: (1 << 20) + 1)

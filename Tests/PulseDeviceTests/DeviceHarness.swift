@@ -19,14 +19,17 @@ final class TestDevice: @unchecked Sendable {
         try self.init(server.url, token: token, name: name)
     }
 
-    /// A device of the server at `url` (a proxy in front of one).
-    init(_ url: URL, token: String, name: String = #function) throws {
+    /// A device of the server at `url` (a proxy in front of one), signing with `clock`.
+    init(_ url: URL, token: String, clock: DeviceClock = DeviceClock(), name: String = #function) throws {
         temporary = try TestFolder(name)
         folder = try DeviceFolder.open(temporary.path("device"), create: true)
         identity = try Enrollment.enroll(server: url, token: token, folder: folder, name: "Test phone", platform: "ios", transport: transport)
-        client = SyncClient(server: url, transport: transport, signer: RequestSigner(deviceId: identity.deviceId, key: try folder.key()))
+        client = SyncClient(server: url, transport: transport, signer: RequestSigner(deviceId: identity.deviceId, key: try folder.key()), clock: clock)
         cache = DeviceCache(folder: folder)
     }
+
+    /// The answer state in the device folder.
+    var answers: AnswerState { get throws { try AnswerState.read(folder.answersURL) } }
 
     deinit { transport.invalidate() }
 

@@ -22,11 +22,11 @@ import Testing
         let unique = Set(try ["keynote", "workshop"].flatMap { try #require(try device.cache.sessionManifest($0)).assets.map(\.hash) })
         #expect(first.blobsFetched == unique.count && first.blobBytesFetched == first.fullBytes)
         #expect(cdn.counter.count("GET /api/sync/asset/") == unique.count, "every blob came from the CDN, once")
-        // Against a server that signs, each sync starts with its answer keys and its time (signed answers).
-        #expect(first.requests == 2 + 3 + unique.count, "the answer keys, the time, the series, two session manifests, the blobs")
+        // Against a server that signs, each sync starts with its answer keys (signed answers), never the time.
+        #expect(first.requests == 1 + 3 + unique.count, "the answer keys, the series, two session manifests, the blobs")
         #expect(device.cache.check().isEmpty)
         let again = try device.sync(.series("devconf-2026"), assets: cdn.url)
-        #expect(again.requests == 2 + 1 && again.blobsFetched == 0 && again.items.allSatisfy { $0.outcome == .unchanged })
+        #expect(again.requests == 1 + 1 && again.blobsFetched == 0 && again.items.allSatisfy { $0.outcome == .unchanged })
     }
 
     /// `admin answer-key rotate` on the real server: the device learns the new key while the old one still
@@ -39,7 +39,7 @@ import Testing
         let device = try TestDevice(server, token: try server.deviceCode(.session("keynote")))
         #expect(try device.sync(.session("keynote")).refusals.isEmpty)
         let keys = try #require(server.storage as? any AnswerKeyStorage)
-        let rotated = try keys.rotateAnswerKey(lead: 2, ttl: 3600, at: Int64(Date().timeIntervalSince1970))
+        let rotated = try keys.rotateAnswerKey(lead: 2, at: Int64(Date().timeIntervalSince1970))
         let published = try AnswerKeySet.parse(try device.client.signed("GET", "/api/sync/answer-keys").body)
         #expect(published.map(\.kid).contains(rotated.kid), "the server publishes the new key at once")
         let during = try device.sync(.session("keynote"))

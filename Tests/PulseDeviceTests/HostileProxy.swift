@@ -31,9 +31,21 @@ final class HostileProxy: HTTPResponder, @unchecked Sendable {
         var body: [UInt8]
     }
 
+    /// What the proxy does to `GET /api/sync/time` (unsigned: any box in the path can change it).
+    enum TimeMode: Sendable, Equatable {
+        case pass
+        /// Adds this many seconds to `unixSeconds` (a clock that jumped ahead, or a proxy pushing the device's).
+        case shift(Int)
+        /// Answers 404 (the device cannot read the server's clock through it).
+        case block
+    }
+
     let upstream: UInt16
     private let lock = NSLock()
     private var currentMode = Mode.clean
+    private var currentTime = TimeMode.pass
+    private var timeReads = 0
+    private var hideAnswerKeys = false
     private var kept: [String: [Kept]] = [:]
     private var changedCount = 0
     private var server: HTTPServer?
@@ -58,6 +70,17 @@ final class HostileProxy: HTTPResponder, @unchecked Sendable {
     }
     /// Manifest answers changed so far (a hostile mode that changed nothing proves nothing).
     var changed: Int { lock.withLock { changedCount } }
+    var time: TimeMode {
+        get { lock.withLock { currentTime } }
+        set { lock.withLock { currentTime = newValue } }
+    }
+    /// `GET /api/sync/time` requests seen so far.
+    var timeRequests: Int { lock.withLock { timeReads } }
+    /// Answers 404 for `GET /api/sync/answer-keys` (as a hostile box would, or a WAF passing only the routes it knows).
+    var hidesAnswerKeys: Bool {
+        get { lock.withLock { hideAnswerKeys } }
+        set { lock.withLock { hideAnswerKeys = newValue } }
+    }
 
     func finished(_ exchange: HTTPExchange) {}
 
@@ -68,6 +91,16 @@ final class HostileProxy: HTTPResponder, @unchecked Sendable {
         let isSigned = isManifest || path == "/api/sync/keys"
         let device = request.headers["x-pulse-device"].map { String(decoding: $0.prefix { $0 != UInt8(ascii: ";") }, as: UTF8.self) } ?? ""
         let mode = self.mode
+        if path == "/api/sync/answer-keys" && hidesAnswerKeys {
+            return HTTPResponse(status: 404, body: .bytes(Array("{\"error\":\"notFound\"}".utf8)))
+        }
+        if path == "/api/sync/time" {
+            let time = lock.withLock { () -> TimeMode in
+                timeReads += 1
+                return currentTime
+            }
+            if time == .block { return HTTPResponse(status: 404, body: .bytes(Array("{\"error\":\"notFound\"}".utf8))) }
+        }
         var headers: [(String, String)] = []
         for name in SyncServer.requestHeaders where name != "host" {
             if name == "if-none-match" && isManifest && mode == .swapAssetHash { continue }
@@ -82,6 +115,11 @@ final class HostileProxy: HTTPResponder, @unchecked Sendable {
             return HTTPResponse(status: 502, body: .bytes(Array("{\"error\":\"badGateway\"}".utf8)))
         }
         var out = Kept(device: device, status: answer.status, headers: answer.headers, body: answer.body)
+        if path == "/api/sync/time", case let .shift(seconds) = time, case var .object(fields)? = try? JSONValue.parse(answer.body),
+           let now = fields["unixSeconds"]?.intValue {
+            fields["unixSeconds"] = .int(now + seconds)
+            out.body = JSONValue.object(fields).canonicalBytes
+        }
         guard isSigned, answer.status == 200 || answer.status == 304 else { return Self.response(out) }
         let replaced: Kept? = lock.withLock {
             defer { kept[target, default: []].append(out) }

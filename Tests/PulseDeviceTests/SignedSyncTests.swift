@@ -42,7 +42,7 @@ import Testing
         #expect(report.refusals.isEmpty && report.items.first?.outcome == .new)
         let after = try Self.state(device)
         #expect(after.answers["/api/sync/manifest?session=a"]?.seq == 4)
-        #expect(after.serverTime == Int(server.with { $0.now }), "the server time read at the start of the sync")
+        #expect(after.verifiedTime == Int(server.with { $0.now }), "the iat of the key set and the manifest the sync verified")
         let info = try FileManager.default.attributesOfItem(atPath: device.folder.answersURL.path)
         #expect((info[.posixPermissions] as? Int) == 0o600)
         #expect(try device.sync(.session("a")).items.first?.outcome == .unchanged, "a signed 304 is accepted")
@@ -138,6 +138,26 @@ import Testing
         let report = try device.sync(.session("a"))
         #expect(report.refusals.first?.contains("(rule freeze)") == true, "\(report.refusals)")
         #expect(device.cache.check().isEmpty)
+    }
+
+    /// A sync reads `GET /api/sync/time` only when a signature is refused as stale, and what it reads there
+    /// (unsigned: any box in the path can put it anywhere) is never recorded: ten years ahead, it costs the sync
+    /// its requests (signed with that time, stale again) and nothing more.
+    @Test func theTimeIsReadOnlyForAStaleSignatureAndNeverRecorded() throws {
+        let (server, device) = try Self.signing()
+        server.reset()
+        #expect(try device.sync(.session("a")).refusals.isEmpty)
+        #expect(!server.requests.contains { $0.target == "/api/sync/time" }, "no clock read while the signatures are fresh")
+        server.with { server in
+            server.now += 600
+            server.tamper = { path, answer in if path == "/api/sync/time" { answer.body = Array("{\"unixSeconds\":\(1_800_000_000 + 315_360_000)}".utf8) } }
+        }
+        #expect(throws: DeviceError.self, "signed with the inflated time, refused as stale again") { try device.sync(.session("a")) }
+        #expect(server.requests.contains { $0.target == "/api/sync/time" })
+        #expect(try Self.state(device).verifiedTime == Int(server.with { $0.now }), "the key set's iat, not the time route's")
+        server.with { $0.tamper = nil }
+        let report = try device.sync(.session("a"))
+        #expect(report.refusals.isEmpty && report.items.first?.outcome == .unchanged, "\(report.refusals)")
     }
 
     @Test func releasedKeysAreCheckedToo() throws {

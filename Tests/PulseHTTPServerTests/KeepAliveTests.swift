@@ -1,5 +1,6 @@
 import Foundation
 import PulseSystem
+import PulseSystemTesting
 import Testing
 @testable import PulseHTTPServer
 
@@ -32,6 +33,44 @@ import Testing
         tracker.sweep(now: now + 26 * Self.second)
         #expect(context.closing)
         #expect(tracker.closedByDeadline.load(ordering: .relaxed) == 1)
+    }
+
+    /// A refused connection (here at `maxConnections` 0) whose request has not come within `refusalTimeout` is
+    /// written its 503 and its sending side shut, not closed: it stays until the header deadline (or the client
+    /// closes it). One whose request line has come is left to answer its request, with the header deadline.
+    @Test func aRefusedConnectionIsAnsweredUnaskedThenClosedAtTheHeaderDeadline() throws {
+        let tracker = ConnectionTracker(limits: .init(maxConnections: 0, headerTimeout: 10 * Self.second, idleTimeout: 15 * Self.second, heartbeat: 0))
+        let now = 1_000 * Self.second
+        let silent = try SocketPair(), started = try SocketPair()
+        let quiet = RequestContext(), asking = RequestContext()
+        #expect(tracker.opened(quiet, fd: silent.server, now: now) == .refusedOnRequest)
+        #expect(tracker.opened(asking, fd: started.server, now: now) == .refusedOnRequest)
+        tracker.refusedRequestStarted(asking)
+        tracker.sweep(now: now + Self.second + 1)
+        #expect(quiet.refusalAnswered && !quiet.closing)
+        #expect(!asking.refusalAnswered && !asking.closing, "its request is on its way: the request answers it")
+        var buffer = [UInt8](repeating: 0, count: 512)
+        let got = recv(silent.client, &buffer, buffer.count, 0)
+        #expect(got > 0 && String(decoding: buffer.prefix(max(got, 0)), as: UTF8.self).hasSuffix("\r\n\r\ntoo many connections\n"))
+        #expect(recv(silent.client, &buffer, buffer.count, 0) == 0, "then the end of the stream")
+        #expect(recv(started.client, &buffer, buffer.count, Int32(MSG_DONTWAIT)) < 0, "nothing written to the one asking")
+        tracker.sweep(now: now + 10 * Self.second + 1)
+        #expect(quiet.closing && asking.closing, "the header deadline closes both")
+        #expect(tracker.refusalsAnsweredUnasked.load(ordering: .relaxed) == 1 && tracker.closedByDeadline.load(ordering: .relaxed) == 0)
+    }
+
+    /// The same race for event streams' heartbeats: the sweep reads the clock, then a server thread writes an event
+    /// to a stream before the sweep reaches it. Its last write is after "now": nothing is due (`now &- lastWrite`
+    /// wrapped to about 2^64 and wrote a heartbeat at once); a stream silent for the interval still gets one.
+    @Test func aStreamWrittenAfterTheSweepReadTheClockGetsNoHeartbeat() throws {
+        let stream = HTTPEventStream(heartbeat: Array(":\n".utf8))
+        let now = monotonicNanoseconds()
+        #expect(stream.send(Array("data: 1\n\n".utf8)))
+        let pending = stream.pendingCount
+        stream.heartbeatIfSilent(now: now, interval: Self.second)
+        #expect(stream.pendingCount == pending, "no heartbeat for a stream written after the sweep's clock")
+        stream.heartbeatIfSilent(now: monotonicNanoseconds() + 2 * Self.second, interval: Self.second)
+        #expect(stream.pendingCount == pending + 2, "a heartbeat after a silence of the interval")
     }
 
     /// 64 keep-alive clients for 3 s (Scripts/lib/keepalive-clients) with the sweeper checking every millisecond

@@ -1,5 +1,6 @@
 import Foundation
 import PulseHTTPServer
+import PulseSystemTesting
 import Testing
 
 /// What reaches a responder and what the server refuses first (RFC 9112 framing, issue 10 items 4–6).
@@ -60,6 +61,29 @@ import Testing
         let logged = server.exchanges(count: 1)
         #expect(logged.count == 1 && [400, 0].contains(logged[0].status), "\(name)")
         #expect(logged.allSatisfy { !$0.target.elementsEqual(Array("/smuggled".utf8)) }, "\(name)")
+    }
+
+    /// A `Content-Length` that is not a decimal number, or does not fit 64 bits, is refused by libmicrohttpd itself
+    /// (`parse_connection_headers`), before PulseHTTPServer sees the request: 400, or 413. Version 0.9.75 (Debian 12's)
+    /// then writes that answer's status line and headers twice: after queuing the error its state machine goes on
+    /// to HEADERS_PROCESSED and builds the head again at START_REPLY (fixed upstream by f1bfbe71, "fixed handling of
+    /// various errors automatically detected by MHD code", first released in 1.0.0). PulseHTTPServer cannot mend it:
+    /// no callback runs between the headers' arrival and that check, and the public API exposes neither the read
+    /// nor the write buffer. What holds: the status, `Connection: close`, the close, and the request behind it never
+    /// answered. The doubled head is recorded as a known issue: this test fails once the library writes one head.
+    @Test(arguments: [("-1", 400), ("+0", 400), ("12a", 400), ("99999999999999999999", 413)])
+    func aContentLengthLibmicrohttpdRefusesItselfIsAnsweredAndClosed(value: String, status: Int) throws {
+        let server = try Self.echo()
+        let client = try server.client(timeout: 5)
+        try client.send("POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: \(value)\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n")
+        let text = String(decoding: try client.readUntilQuiet(seconds: 2), as: UTF8.self)
+        #expect(text.hasPrefix("HTTP/1.1 \(status) ") && text.contains("\r\nConnection: close\r\n"), "\(text)")
+        #expect(client.isClosedNow())
+        #expect(!text.contains("smuggled"), "the request behind was answered: \(text)")
+        let heads = text.components(separatedBy: "HTTP/1.1 \(status) ").count - 1
+        withKnownIssue("libmicrohttpd 0.9.75 writes the head of its own \(status) twice") {
+            #expect(heads == 1, "\(heads) heads")
+        }
     }
 
     @Test func wellFormedRequestsStillPass() throws {

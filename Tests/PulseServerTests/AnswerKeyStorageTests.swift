@@ -23,17 +23,19 @@ import Testing
         let instance = try backend.make()
         let storage = try Self.keyStorage(instance.storage)
         let adopted = try P256.PrivateKey()
-        let first = try storage.prepareAnswerKeys(adopting: adopted, at: 1000)
+        let first = try storage.prepareAnswerKeys(adopting: adopted, signingFor: nil, at: 1000)
         #expect(first.map(\.kid) == [adopted.publicKey.jwkThumbprint] && first[0].signsFrom == 0 && first[0].signsUntil == nil)
-        // Another start (another instance, another file) adds nothing.
-        let again = try Self.keyStorage(try instance.peer()).prepareAnswerKeys(adopting: try P256.PrivateKey(), at: 1001)
-        #expect(again.map(\.kid) == first.map(\.kid))
+        #expect(first[0].ttl == 0, "no server has signed with it yet")
+        // Another start (another instance, another file) adds nothing; a server about to sign records its TTL.
+        let again = try Self.keyStorage(try instance.peer()).prepareAnswerKeys(adopting: try P256.PrivateKey(), signingFor: 3600, at: 1001)
+        #expect(again.map(\.kid) == first.map(\.kid) && again[0].ttl == 3600)
 
         let ttl: Int64 = 3600
-        let rotated = try storage.rotateAnswerKey(lead: 600, ttl: ttl, at: 2000)
+        let rotated = try storage.rotateAnswerKey(lead: 600, at: 2000)
         let keys = try storage.answerKeys()
         #expect(keys.map(\.kid) == [adopted.publicKey.jwkThumbprint, rotated.kid])
         #expect(keys[0].signsUntil == 2600 && keys[1].signsFrom == 2600 && keys[1].signsUntil == nil && keys[1].serial > keys[0].serial)
+        #expect(rotated.ttl == 3600, "the new key inherits the TTL")
         // Before the lead has passed the old key signs; both are published; then the new one signs.
         #expect(AnswerKeyring.signer(keys, at: 2599)?.kid == adopted.publicKey.jwkThumbprint)
         #expect(AnswerKeyring.signer(keys, at: 2600)?.kid == rotated.kid)
@@ -44,20 +46,46 @@ import Testing
         #expect(AnswerKeyring.published(keys, at: 6201, ttl: ttl).keys.map(\.kid) == [rotated.kid])
         #expect(AnswerKeyring.published(keys, at: 6201, ttl: ttl).seq == Int(keys[1].serial))
         // A rotation after that removes it from the database.
-        let third = try storage.rotateAnswerKey(lead: 0, ttl: ttl, at: 7000)
+        let third = try storage.rotateAnswerKey(lead: 0, at: 7000)
         #expect(try storage.answerKeys().map(\.kid) == [rotated.kid, third.kid])
         // And an empty-set adoption never brings a retired key back.
-        #expect(try storage.prepareAnswerKeys(adopting: adopted, at: 8000).map(\.kid) == [rotated.kid, third.kid])
+        #expect(try storage.prepareAnswerKeys(adopting: adopted, signingFor: nil, at: 8000).map(\.kid) == [rotated.kid, third.kid])
+    }
+
+    /// `rotate --answer-ttl` had to equal serve's `--answer-ttl`, and nothing enforced it: a rotation told 3600
+    /// while the servers signed for 7200 removed the old key an hour before its last answer expired, and devices
+    /// refused those answers (rule signature, unknown key). The TTL is now kept with the keys: a server raises it
+    /// before it signs (never lowers it: another instance may sign longer), a rotated key inherits it, the
+    /// default lead is it, and a rotation removes a key only after its own `signsUntil` + TTL.
+    @Test(arguments: StorageBackend.all)
+    func theAnswerTTLIsKeptWithTheKeysSoNoRotationRemovesAKeyEarly(_ backend: StorageBackend) throws {
+        let instance = try backend.make()
+        let storage = try Self.keyStorage(instance.storage)
+        let first = try storage.prepareAnswerKeys(adopting: nil, signingFor: 3600, at: 1000)[0]
+        #expect(try Self.keyStorage(try instance.peer()).prepareAnswerKeys(adopting: nil, signingFor: 7200, at: 1001).map(\.ttl) == [7200])
+        #expect(try storage.prepareAnswerKeys(adopting: nil, signingFor: 3600, at: 1002).map(\.ttl) == [7200], "a shorter TTL never lowers it")
+        let second = try storage.rotateAnswerKey(lead: nil, at: 2000)
+        #expect(second.ttl == 7200 && second.signsFrom == 2000 + 7200, "the new key inherits the TTL, and the default lead is it")
+        let stopped = try #require(try storage.answerKeys().first)
+        #expect(stopped.kid == first.kid && stopped.signsUntil == 9200 && stopped.retiresAt() == 9200 + 7200)
+        #expect(AnswerKeyring.published(try storage.answerKeys(), at: 9200 + 7200, ttl: 3600).keys.count == 2,
+            "a server signing for 3600 still publishes it: the recorded TTL wins")
+        // An hour after the old key's last signature (all a TTL of 3600 would have waited), a rotation keeps it.
+        let third = try storage.rotateAnswerKey(lead: 0, at: 9200 + 3601)
+        #expect(try storage.answerKeys().map(\.kid) == [first.kid, second.kid, third.kid])
+        // Once its last answer (signed until 9200, valid 7200 s) expired, the next rotation removes it.
+        let fourth = try storage.rotateAnswerKey(lead: 0, at: 9200 + 7201)
+        #expect(try storage.answerKeys().map(\.kid) == [second.kid, third.kid, fourth.kid])
     }
 
     @Test(arguments: StorageBackend.all)
     func aRotationReachesTheOtherInstancesKeyring(_ backend: StorageBackend) throws {
         let instance = try backend.make()
         let storage = try Self.keyStorage(instance.storage)
-        _ = try storage.prepareAnswerKeys(adopting: nil, at: 1)
+        _ = try storage.prepareAnswerKeys(adopting: nil, signingFor: 60, at: 1)
         let ring = try AnswerKeyring(loading: { try storage.answerKeys() })
         let before = ring.keys(at: try instance.settledGeneration())
-        let added = try Self.keyStorage(try instance.peer()).rotateAnswerKey(lead: 0, ttl: 60, at: 10)
+        let added = try Self.keyStorage(try instance.peer()).rotateAnswerKey(lead: 0, at: 10)
         let after = ring.keys(at: try instance.settledGeneration())
         #expect(before.count == 1 && after.map(\.kid).last == added.kid)
     }
@@ -90,7 +118,7 @@ import Testing
         let storage = try SQLiteStorage(path: path)
         #expect(try old.scalarInteger("SELECT max(version) FROM schema_version") == Int64(SQLiteSchema.migrations.count))
         #expect(try storage.answerKeys().isEmpty)
-        #expect(try storage.prepareAnswerKeys(adopting: nil, at: 5).count == 1)
+        #expect(try storage.prepareAnswerKeys(adopting: nil, signingFor: nil, at: 5).count == 1)
         #expect(throws: SQLiteError.self) {
             try old.execute("INSERT INTO answer_keys (kid, private_key, signs_from, signs_until, serial, added_at) VALUES ('k', x'00', 10, 5, 9, 1)")
         }
@@ -104,10 +132,29 @@ import Testing
         let storage = try PostgresStorage(configuration: database.configuration)
         #expect(storage.schemaVersions.found == 5 && storage.schemaVersions.now == PostgresSchema.migrations.count)
         #expect(try storage.answerKeys().isEmpty)
-        #expect(try storage.prepareAnswerKeys(adopting: nil, at: 5).count == 1)
+        #expect(try storage.prepareAnswerKeys(adopting: nil, signingFor: nil, at: 5).count == 1)
         #expect(throws: PostgresError.self) {
             try old.query("INSERT INTO answer_keys (kid, private_key, signs_from, signs_until, serial, added_at) VALUES ('k', '\\x00', 10, 5, 9, 1)")
         }
+    }
+
+    /// A key stored before its TTL was recorded signed with a TTL nobody knows: the migration gives it the
+    /// longest serve accepts, so no rotation removes it early.
+    @Test func keysStoredBeforeTheirTTLWasRecordedGetTheLongest() throws {
+        let folder = try TestFolder()
+        let path = folder.url.appendingPathComponent("server.sqlite").path
+        let old = try Database(path: path)
+        _ = try old.migrate(Array(SQLiteSchema.migrations.prefix(8)))
+        let pem = try P256.PrivateKey().pemRepresentation().copyBytes()
+        try old.prepare("INSERT INTO answer_keys (kid, private_key, signs_from, signs_until, serial, added_at) VALUES ('k', ?, 0, NULL, 1, 1)").run([.blob(pem)])
+        #expect(try SQLiteStorage(path: path).answerKeys().map(\.ttl) == [AnswerKeyRecord.maxTTL])
+
+        let database = try PostgresCluster.shared().createDatabase("answerttl")
+        let postgres = try PostgresConnection(database.configuration)
+        _ = try postgres.migrate(Array(PostgresSchema.migrations.prefix(7)), lockKey: PostgresSchema.migrationLock)
+        _ = try postgres.query(
+            "INSERT INTO answer_keys (kid, private_key, signs_from, signs_until, serial, added_at) VALUES ('k', $1, 0, NULL, 1, 1)", [.bytes(pem)])
+        #expect(try PostgresStorage(configuration: database.configuration).answerKeys().map(\.ttl) == [AnswerKeyRecord.maxTTL])
     }
 
     @Test(arguments: StorageBackend.all)
@@ -133,7 +180,9 @@ import Testing
         #expect(rotated.code == 0, "\(rotated.text)")
         let kid = try #require(rotated.out.first)
         let after = CLI.run(["admin", "answer-key", "list", "--data", data])
-        #expect(after.code == 0 && after.out.count == 2 && after.out[1].hasPrefix(kid) && after.out[0].contains("retires "))
+        #expect(after.code == 0 && after.out.count == 2 && after.out[1].hasPrefix(kid) && after.out[0].contains("retires "), "\(after.text)")
+        // The TTL is the database's: a rotation is not told one (it could only get it wrong).
+        #expect(CLI.run(["admin", "answer-key", "rotate", "--data", data, "--answer-ttl", "600"]).code == 64)
         let storage = try DataFolder.existing(data).openStorage()
         #expect(try storage.auditEntries(after: 0, since: nil, limit: 10).map(\.entry.action) == [.answerKeyRotate])
         let file = try AnswerKeyFile.load(DataFolder.existing(data).answerKeyPath)

@@ -1,4 +1,5 @@
 import Foundation
+import PulseAnswerSignature
 import PulseCore
 import PulseCrypto
 import PulsePostgres
@@ -286,6 +287,54 @@ import Testing
         // Each instance answered one of the two (round robin) from the device the first made.
         #expect(eventually(within: 2) { (0..<2).allSatisfy { fleet.accessLog($0).filter { $0.contains("enrolled:again") }.count == 1 } },
                 "\(fleet.accessLog(0) + fleet.accessLog(1))")
+    }
+
+    /// Signed answers across instances (issue 21): two real `serve` processes on one database, started with
+    /// `--answer-ttl 600`, record that TTL with the key, publish one key set (the same single key id), and each
+    /// one's signed answers verify with it. After `admin answer-key rotate --lead 3` (in a shell, on neither
+    /// instance) both publish the new key at once, beside the old one, and once the lead has passed both sign
+    /// with the new key: answers that verify with it alone.
+    @Test func twoInstancesSignWithOneKeyAndBothFollowARotation() throws {
+        let fleet = try InstanceFleet(
+            try PostgresCluster.shared().createDatabase("answerkeys2"), count: 2, arguments: ["--answer-ttl", "600"])
+        try fleet.seed(["talk"])
+        let devices = try (0..<2).map { _ in try fleet.enroll(try fleet.deviceCode("talk")) }
+        func keySet(_ n: Int) throws -> [AnswerKey] {
+            let response = try fleet.direct(n).request("GET", "/api/sync/answer-keys")
+            try #require(response.status == 200, "\(response.status) \(response.text)")
+            let keys = try AnswerKeySet.parse(response.body)
+            let claims = try AnswerSignature.verify(header: try #require(response.header("pulse-signature")), body: response.body, keys: keys)
+            #expect(claims.route == "/api/sync/answer-keys" && claims.exp - claims.iat == 600)
+            return keys
+        }
+        func answer(_ n: Int, verifiedBy keys: [AnswerKey]) throws -> AnswerClaims {
+            let response = try fleet.direct(n).signed("GET", "/api/sync/keys?session=talk", by: devices[n], at: InstanceFleet.now)
+            try #require(response.status == 200, "\(response.status) \(response.text)")
+            return try AnswerSignature.verify(header: try #require(response.header("pulse-signature")), body: response.body, keys: keys)
+        }
+        let published = try (0..<2).map(keySet)
+        let first = try #require(published[0].first)
+        #expect(published[0].count == 1 && published.map { $0.map(\.kid) } == [[first.kid], [first.kid]], "one key, the same on both")
+        for n in 0..<2 {
+            let claims = try answer(n, verifiedBy: [first])
+            #expect(claims.kid == first.kid && claims.device == devices[n].id && claims.exp - claims.iat == 600)
+        }
+        let storage = try Self.storage(fleet)
+        #expect(try storage.answerKeys().map(\.ttl) == [600], "each instance recorded its TTL with the key")
+
+        let rotated = fleet.cli(["admin", "answer-key", "rotate", "--lead", "3"])
+        let kid = try #require(rotated.out.first, "\(rotated.text)")
+        #expect(eventually(within: 5) { (0..<2).allSatisfy { n in ((try? keySet(n)) ?? []).map(\.kid) == [first.kid, kid] } },
+                "both publish the new key at once, beside the old one")
+        let next = try #require(try keySet(0).first { $0.kid == kid })
+        #expect(try keySet(0).first?.retiresAt == Int(next.signsFrom) + 600, "the old key retires when its last answer expires")
+        for n in 0..<2 { #expect(try answer(n, verifiedBy: [first]).kid == first.kid, "during the lead the old key signs") }
+        Thread.sleep(forTimeInterval: 3.5)
+        for n in 0..<2 {
+            let claims = try answer(n, verifiedBy: [next])
+            #expect(claims.kid == kid, "instance \(n) signs with the new key once the lead has passed")
+            #expect(try keySet(n).map(\.kid) == [first.kid, kid])
+        }
     }
 }
 

@@ -128,7 +128,7 @@ import Testing
 
     @Test func migrateMovesAWholeEventAndThePostgreSQLServerAnswersAsTheSQLiteOneDid() throws {
         let (folder, sqlite, hashes) = try Self.populatedSQLite()
-        let answerKeys = try sqlite.prepareAnswerKeys(adopting: nil, at: 1500).map(\.kid)
+        let answerKeys = try sqlite.prepareAnswerKeys(adopting: nil, signingFor: 7200, at: 1500).map(\.kid)
         let database = try PostgresCluster.shared().createDatabase("migrate")
         let data = folder.url.appendingPathComponent("data").path
         let result = Self.run(["migrate", "--from", "sqlite:" + data, "--to", database.url, "--json"])
@@ -148,6 +148,7 @@ import Testing
         // Every read answers as the SQLite store does.
         let postgres = try PostgresStorage(configuration: database.configuration)
         #expect(try postgres.answerKeys().map(\.kid) == answerKeys)
+        #expect(try postgres.answerKeys().map(\.ttl) == [7200], "each key's answer TTL moves with it")
         #expect(try postgres.credentials() == sqlite.credentials())
         #expect(try postgres.devices() == sqlite.devices())
         #expect(try postgres.sessions() == sqlite.sessions())

@@ -215,6 +215,39 @@ import PulseHTTPServer
         #expect(again.cachedCount == 1 && abs(again.cachedBytes - held) < 16, "\(held) → \(again.cachedBytes)")
     }
 
+    /// A body the cache holds already (one keys answer sent to every device) costs only the new entry's own
+    /// bytes, so signing it for one more device keeps every signature held. (It used to start over whenever
+    /// the budget plus the body's size was exceeded, stored or not: with a deck's keys answer near the budget,
+    /// every device's fetch threw away every other device's signature.) A new body over the budget still
+    /// starts over, as does a new answer when the entries are full.
+    @Test func aBodyHeldAlreadyNeverEmptiesTheCache() throws {
+        let key = try P256.PrivateKey()
+        // One entry's own bytes (its binding and header), measured on a cache of its own.
+        let probe = AnswerSigner(keyring: AnswerKeyring(key), ttl: 3600)
+        let probeBinding = AnswerSigner.Binding(route: "/api/sync/keys", query: "session=a", device: "d0", status: 200, seq: 1, deckVersion: 1)
+        _ = try probe.signed(HTTPResponse(status: 200, body: .bytes([UInt8](repeating: 0x61, count: 60))), probeBinding, at: 1000, generation: StorageGeneration(0))
+        let entry = probe.cachedBytes - 60
+        // Room for one body of 60 bytes and four entries, not for a second body besides.
+        let signer = AnswerSigner(keyring: AnswerKeyring(key), ttl: 3600, maxEntries: 4, maxBytes: 60 + 4 * entry + 30)
+        func sign(_ device: String, _ body: [UInt8]) throws {
+            let binding = AnswerSigner.Binding(route: "/api/sync/keys", query: "session=a", device: device, status: 200, seq: 1, deckVersion: 1)
+            _ = try signer.signed(HTTPResponse(status: 200, body: .bytes(body)), binding, at: 1000, generation: StorageGeneration(0))
+        }
+        let keys = [UInt8](repeating: 0x61, count: 60)
+        try sign("d1", keys)
+        try sign("d2", keys)
+        try sign("d3", keys)
+        #expect(signer.cachedCount == 3, "one body of 60 bytes for three devices, under the budget")
+        try sign("d4", [UInt8](repeating: 0x62, count: 60))
+        #expect(signer.cachedCount == 1, "a second body of 60 bytes is over the budget: started over")
+        try sign("d5", [UInt8](repeating: 0x62, count: 60))
+        try sign("d6", [UInt8](repeating: 0x62, count: 60))
+        try sign("d7", [UInt8](repeating: 0x62, count: 60))
+        #expect(signer.cachedCount == 4)
+        try sign("d8", [UInt8](repeating: 0x62, count: 60))
+        #expect(signer.cachedCount == 1, "a fifth answer with 4 entries at most: started over")
+    }
+
     // MARK: The worked example of docs/server.md
 
     static let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../docs/server.md").standardizedFileURL
@@ -249,5 +282,34 @@ import PulseHTTPServer
                       Self.exampleX, Self.exampleY, Self.exampleKid] {
             #expect(text.contains(value), "docs/server.md lacks \(value.prefix(40))…")
         }
+    }
+
+    /// docs/server.md's check by hand, run as a reader would: the Python script as the document shows it (whole,
+    /// no placeholder to fill in), with `python3` and `cryptography` (Debian's python3-cryptography, installed by
+    /// Scripts/bootstrap). It prints the protected header; with one byte of its BODY changed it raises.
+    @Test func theDocsPythonCheckRunsAsShown() throws {
+        let text = try String(contentsOf: Self.docs, encoding: .utf8)
+        let start = try #require(text.range(of: "```\nimport base64\n"), "docs/server.md has no Python check")
+        let end = try #require(text.range(of: "\n```", range: start.upperBound..<text.endIndex))
+        let script = String(text[text.index(start.lowerBound, offsetBy: 4)..<end.lowerBound])
+        func run(_ script: String) throws -> (code: Int32, out: String, err: String) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", "-c", script]
+            let out = Pipe(), err = Pipe()
+            process.standardOutput = out
+            process.standardError = err
+            try process.run()
+            let output = out.fileHandleForReading.readDataToEndOfFile(), errors = err.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: errors, as: UTF8.self))
+        }
+        let good = try run(script)
+        #expect(good.code == 0, "\(good.err)")
+        #expect(good.out == Self.exampleProtected + "\n")
+        let body = "BODY = b'" + Self.exampleBody
+        #expect(script.contains(body), "the script's BODY is not the example's")
+        let bad = try run(script.replacingOccurrences(of: body, with: body.replacingOccurrences(of: "\"n\":0", with: "\"n\":1")))
+        #expect(bad.code != 0 && bad.err.contains("InvalidSignature"), "\(bad.code) \(bad.err)")
     }
 }

@@ -48,7 +48,7 @@ public final class TestSyncServer: @unchecked Sendable {
         }
         if storedAnswerKeys, let keys = storage as? any AnswerKeyStorage {
             // As `pulse-server serve` does: the answer keys from the database, read again after a rotation.
-            _ = try keys.prepareAnswerKeys(adopting: nil, at: Int64(Date().timeIntervalSince1970))
+            _ = try keys.prepareAnswerKeys(adopting: nil, signingFor: configuration.answerTTL, at: Int64(Date().timeIntervalSince1970))
             sync = SyncServer(
                 storage: storage, certificateKeys: CertificateKeyring(certificateKey), answerKeys: try AnswerKeyring(loading: { try keys.answerKeys() }),
                 configuration: configuration, origin: served, clock: clock ?? { Date().timeIntervalSince1970 }, alarm: alarm)

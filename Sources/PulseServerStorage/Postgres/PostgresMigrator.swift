@@ -57,7 +57,7 @@ public struct PostgresMigrator {
         ("replay_keys", ["key", "expires_at"]),
         ("diag_samples", ["id", "session_id", "device_id", "received_at", "build", "platform", "connection"]),
         ("audit", ["id", "at", "actor_kind", "actor_id", "role", "action", "target", "detail", "client_address", "result"]),
-        ("answer_keys", ["kid", "private_key", "signs_from", "signs_until", "serial", "added_at"]),
+        ("answer_keys", ["kid", "private_key", "signs_from", "signs_until", "serial", "added_at", "ttl"]),
     ]
 
     /// Runs the move. - Returns: the rows per table, all checked.

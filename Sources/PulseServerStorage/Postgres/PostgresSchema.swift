@@ -353,6 +353,13 @@ enum PostgresSchema {
             END $$;
             CREATE TRIGGER diag_latest_keep AFTER INSERT ON diag_samples FOR EACH ROW EXECUTE FUNCTION pulse_diag_latest();
             """),
+        PostgresMigration(version: 8, sql: """
+            -- The longest answer TTL each answer key signs with, kept with the key so that every instance and
+            -- `admin answer-key rotate` read one value: each instance raises it to its --answer-ttl before it signs,
+            -- a rotated key inherits it, and a key is published until signs_until + ttl, then removed. A key that
+            -- signed before this column existed was signed with a TTL nobody recorded: the longest serve accepts.
+            ALTER TABLE answer_keys ADD COLUMN ttl bigint NOT NULL DEFAULT 86400 CHECK (ttl >= 0);
+            """),
     ]
 
     /// Every table, parents before children (the order `migrate` fills them in).

@@ -215,5 +215,12 @@ enum SQLiteSchema {
                 WHERE excluded.sample_id > diag_latest.sample_id;
             END;
             """),
+        Migration(version: 9, sql: """
+            -- The longest answer TTL each answer key signs with, kept with the key so that every server and
+            -- `admin answer-key rotate` read one value: serve raises it to its --answer-ttl before it signs, a
+            -- rotated key inherits it, and a key is published until signs_until + ttl, then removed. A key that
+            -- signed before this column existed was signed with a TTL nobody recorded: the longest serve accepts.
+            ALTER TABLE answer_keys ADD COLUMN ttl INTEGER NOT NULL DEFAULT 86400 CHECK (ttl >= 0);
+            """),
     ]
 }

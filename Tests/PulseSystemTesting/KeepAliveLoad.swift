@@ -3,21 +3,32 @@ import PulseSystem
 
 /// Scripts/lib/keepalive-clients: a steady keep-alive load from a separate process (its sockets and its time are
 /// not the test process's), and every request that got no answer: which connection, which request on it, when.
-struct KeepAliveLoad {
-    struct Result {
-        var answered: Int
-        var statuses: [String: Int]
-        var connectErrors: Int
+/// Issue 23's measure, used on PulseHTTPServer in process and on the real pulse-origin and pulse-server.
+public struct KeepAliveLoad: Sendable {
+    public struct Result: Sendable {
+        public var answered: Int
+        public var statuses: [String: Int]
+        public var connectErrors: Int
         /// One line per request without an answer, as the script printed it.
-        var drops: [String]
+        public var drops: [String]
     }
 
-    var port: UInt16
-    var connections: Int
-    var seconds: Double
-    var path = "/"
+    public var port: UInt16
+    public var connections: Int
+    public var seconds: Double
+    public var path: String
+    /// Sent with every request, `Name: value` each.
+    public var headers: [String]
 
-    func run() throws -> Result {
+    public init(port: UInt16, connections: Int, seconds: Double, path: String = "/", headers: [String] = []) {
+        self.port = port
+        self.connections = connections
+        self.seconds = seconds
+        self.path = path
+        self.headers = headers
+    }
+
+    public func run() throws -> Result {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Scripts/lib/keepalive-clients")
         let process = Process()
@@ -26,7 +37,7 @@ struct KeepAliveLoad {
         process.arguments = [
             "python3", script.path, "--port", "\(port)", "--path", path, "--connections", "\(connections)",
             "--seconds", "\(seconds)",
-        ]
+        ] + headers.flatMap { ["--header", $0] }
         process.standardOutput = output
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
