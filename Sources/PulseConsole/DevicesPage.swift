@@ -89,10 +89,13 @@ enum DevicesPage {
         })
     }
 
-    /// One page of the devices that match `search` (lowercased), newest enrolment first, each with its newest
-    /// sample of any session, and how many match: two short queries, whatever the number of devices.
+    /// One page of the devices that match `search` (lowercased) and that the principal may see (the staff
+    /// API's own rule, `StaffAPI.deviceScopes(visibleTo:)`: a token scoped to a session sees that session's
+    /// devices and its series'), newest enrolment first, each with its newest sample of any session, and how
+    /// many match: two short queries, whatever the number of devices.
     static func rows(_ context: PageContext, matching search: String, from: Int) throws -> (rows: [Row], total: Int) {
-        let page = try context.storage.devices(matching: search, offset: from, limit: pageSize)
+        let scopes = try context.console.staff.deviceScopes(visibleTo: context.principal.staff)
+        let page = try context.storage.devices(matching: search, scopes: scopes, offset: from, limit: pageSize)
         let latest = try context.storage.latestSamples(deviceIds: page.devices.map(\.id))
         return (page.devices.map { Row(device: $0, latest: latest[$0.id]) }, page.total)
     }
@@ -108,7 +111,7 @@ enum DevicesPage {
 
     static func confirm(_ context: PageContext) throws -> PageResult {
         let id = context.parameters[0]
-        guard isSafeId(id), let device = try context.storage.device(id: id) else {
+        guard isSafeId(id), let device = try context.storage.device(id: id), try isVisible(device, to: context) else {
             return .page(PageView(title: "No such device", status: 404) { p { "There is no device with that id." } })
         }
         return .page(PageView(title: "Revoke this device?") {
@@ -132,9 +135,17 @@ enum DevicesPage {
         })
     }
 
+    /// Whether the principal may see `device` (the devices list's rule): a device it may not list is "no such
+    /// device" on the confirmation too.
+    static func isVisible(_ device: DeviceRecord, to context: PageContext) throws -> Bool {
+        try context.console.staff.deviceScopes(visibleTo: context.principal.staff).map { $0.contains(device.scope) } ?? true
+    }
+
     static func revoke(_ context: PageContext, _ form: FormFields) throws -> PageResult {
         let id = context.parameters[0]
-        guard isSafeId(id), try context.storage.device(id: id) != nil else { return .refused(status: 404, message: "There is no such device.") }
+        guard isSafeId(id), let device = try context.storage.device(id: id), try isVisible(device, to: context) else {
+            return .refused(status: 404, message: "There is no such device.")
+        }
         let answer = context.staff(.post, "devices/\(id)/revoke")
         guard answer.ok else { return .refused(status: answer.status, message: answer.message) }
         return .redirect("/console/devices", notice: "The device was revoked.")

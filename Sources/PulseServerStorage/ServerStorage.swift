@@ -107,9 +107,10 @@ public protocol DeviceStorage: AnyObject, Sendable {
     /// The devices with these ids (at most a page of them), in no particular order; unknown ids are left out.
     func devices(ids: [String]) throws -> [DeviceRecord]
     /// A page of the devices whose name, platform, id or scope id contains `search` (already lowercased; ""
-    /// matches all; letters compared case-insensitively), newest enrolment first, from `offset`, at most
-    /// `limit`, and how many match in all (the console's devices page).
-    func devices(matching search: String, offset: Int, limit: Int) throws -> (devices: [DeviceRecord], total: Int)
+    /// matches all; letters compared case-insensitively) and whose scope is one of `scopes` (nil: any), newest
+    /// enrolment first, from `offset`, at most `limit`, and how many match in all (the console's devices page;
+    /// `scopes` is the staff principal's, `StaffAPI.deviceScopes(visibleTo:)`).
+    func devices(matching search: String, scopes: [DeviceScope]?, offset: Int, limit: Int) throws -> (devices: [DeviceRecord], total: Int)
     /// False when there is no such device or it was already revoked; true when revoked (with `audit`).
     func revokeDevice(id: String, at now: Int64, audit: [AuditEntry]) throws -> Bool
 }

@@ -73,17 +73,20 @@ extension SQLiteStorage {
         }
     }
 
-    public func devices(matching search: String, offset: Int, limit: Int) throws -> (devices: [DeviceRecord], total: Int) {
+    public func devices(matching search: String, scopes: [DeviceScope]?, offset: Int, limit: Int) throws -> (devices: [DeviceRecord], total: Int) {
         // lower() folds ASCII letters only: the console lowercases the search with Swift, so a search in
-        // another script still matches its own letters exactly.
+        // another script still matches its own letters exactly. The scopes go in as one JSON array of
+        // `kind:id` (a kind has no colon), or NULL for any.
         let filter = """
-             WHERE ?1 = '' OR instr(lower(d.name), ?1) > 0 OR instr(lower(d.platform), ?1) > 0 OR instr(d.id, ?1) > 0
-                OR instr(lower(d.scope_id), ?1) > 0
+             WHERE (?1 = '' OR instr(lower(d.name), ?1) > 0 OR instr(lower(d.platform), ?1) > 0 OR instr(d.id, ?1) > 0
+                OR instr(lower(d.scope_id), ?1) > 0)
+               AND (?2 IS NULL OR d.scope_kind || ':' || d.scope_id IN (SELECT value FROM json_each(?2)))
             """
+        let scopeList: SQLiteValue = scopes.map { .text(IdList.json($0.map { $0.kind + ":" + $0.id })) } ?? .null
         return try read { db in
-            let total = try db.cached("SELECT count(*) FROM devices d" + filter).first([.text(search)]) { $0.int64(0) } ?? 0
-            let page = try db.cached(Self.deviceColumns + filter + " ORDER BY d.enrolled_at DESC, d.id LIMIT ?2 OFFSET ?3")
-                .rows([.text(search), .int(max(0, limit)), .int(max(0, offset))], Self.device)
+            let total = try db.cached("SELECT count(*) FROM devices d" + filter).first([.text(search), scopeList]) { $0.int64(0) } ?? 0
+            let page = try db.cached(Self.deviceColumns + filter + " ORDER BY d.enrolled_at DESC, d.id LIMIT ?3 OFFSET ?4")
+                .rows([.text(search), scopeList, .int(max(0, limit)), .int(max(0, offset))], Self.device)
             return (page, Int(clamping: total))
         }
     }
