@@ -498,6 +498,9 @@ def attacker(server, base, phones, admin, browsers):
 
 
 def roles(server, base, browsers):
+    """Each role below admin posts every action the console has that its role may not do, to the route the
+    console's own forms post to, with a valid CSRF token of its own session: each is exactly 403 and changes
+    nothing (tokens, devices, sessions)."""
     print("== each role's forbidden actions", flush=True)
     moderator_token = server.admin("staff-token", "create", "--role", "moderator")
     moderator = Browser(base, "moderator")
@@ -505,21 +508,59 @@ def roles(server, base, browsers):
     check(sign_in(moderator, moderator_token), "a moderator signs in")
     moderator.visit("moderator-home")
     moderator.open("/console")
-    if moderator.has("link", "Companion app devices"):
-        moderator.click("link", "Companion app devices")
-        check(not moderator.has("button", "New device code"), "a moderator is offered no minting")
+    check(not moderator.has("link", "Companion app devices"), "a moderator's navigation has no Companion app devices")
+    check(not moderator.has("link", "Staff tokens"), "a moderator's navigation has no Staff tokens")
+    moderator.open("/console/companion")
+    check(not moderator.has("button", "New device code") and not moderator.has("button", "New attendee link"),
+          "a moderator is offered no minting of codes or links")
+    moderator.open("/console/staff-tokens")
+    check(not moderator.has("button", "New staff token"), "a moderator is offered no minting of staff tokens")
     presenter_token = server.admin("staff-token", "create", "--role", "presenter", "--session", "keynote")
     presenter = Browser(base, "presenter-2", width=390, height=844)
     browsers.append(presenter)
     check(sign_in(presenter, presenter_token), "a presenter signs in with a typed token too")
-    credentials_before = server.admin("token", "list", "--json")
-    for browser, role in [(moderator, "moderator"), (presenter, "presenter")]:
+
+    devices = json.loads(server.admin("device", "list", "--json"))
+    credentials = json.loads(server.admin("token", "list", "--json"))
+    device = next(d["id"] for d in devices if not d.get("revokedAt"))
+    code = next(c["id"] for c in credentials if c.get("kind") != "staff-token" and not c.get("revokedAt"))
+    staff = next(c["id"] for c in credentials if c.get("kind") == "staff-token" and not c.get("revokedAt"))
+    other = next(s["id"] for s in json.loads(server.admin("session", "list", "--json")) if s["id"] != "keynote")
+    # What no one below admin may do, as the console's forms post it (Sources/PulseConsole).
+    forbidden = [
+        ("/console/companion", {"do": "code", "scope": "session:keynote", "expires": "3600"}),
+        ("/console/companion", {"do": "link", "series": "devconf-2026", "expires": "3600"}),
+        ("/console/companion", {"do": "revoke", "id": code}),
+        ("/console/staff-tokens", {"do": "mint", "role": "admin", "expires": "3600"}),
+        ("/console/staff-tokens", {"do": "mint", "role": "presenter", "session": "keynote", "expires": "3600"}),
+        ("/console/staff-tokens", {"do": "revoke", "id": staff}),
+        (f"/console/devices/{device}/revoke", {}),
+        ("/console/sessions/keynote", {"action": "rules", "allowDownload": "on", "venueNetworks": "10.0.0.0/8"}),
+        ("/console/sessions/keynote", {"action": "state", "state": "scheduled"}),
+        (f"/console/sessions/{other}/advance", {"slide": "1"}),
+        (f"/console/sessions/{other}", {"action": "state", "state": "live"}),
+    ]
+    moderator_only = [
+        ("/console/sessions/keynote/advance", {"slide": "4"}),
+        ("/console/sessions/keynote", {"action": "state", "state": "live"}),
+    ]
+    def state():
+        tokens = [{k: v for k, v in t.items() if k != "enrolledLastMinute"} for t in json.loads(server.admin("token", "list", "--json"))]
+        return [tokens, json.loads(server.admin("device", "list", "--json")), json.loads(server.admin("session", "list", "--json"))]
+
+    before = state()
+    for browser, role, actions in [(moderator, "moderator", forbidden + moderator_only), (presenter, "presenter", forbidden)]:
         browser.open("/console")
         name, value = browser.csrf()
-        for action in ("/console/companion/device-codes", "/console/devices/revoke"):
-            status = browser.post_form(action, {name or "csrf": value or "", "series": "devconf-2026"})
-            check(status in (403, 404), f"a {role} posting to {action} is refused", str(status))
-    check(server.admin("token", "list", "--json") == credentials_before, "no role below admin minted anything")
+        check(name == "csrf" and bool(value), f"the {role}'s page has its session's CSRF token")
+        for action, fields in actions:
+            status = browser.post_form(action, dict(fields, csrf=value or ""))
+            what = fields.get("do") or fields.get("action") or ("advance" if action.endswith("/advance") else "revoke")
+            check(status == 403, f"a {role} posting {what} to {action} gets 403", str(status))
+    after = state()
+    check(after[0] == before[0], "no role below admin minted or revoked a code, link or token")
+    check(after[1] == before[1], "no role below admin revoked a device")
+    check(after[2] == before[2], "no role below admin changed a session's state, rules or frontier")
     presenter.open("/console/devices")
     check("Ada" not in presenter.text() and not presenter.has("table", re.compile("evice")), "a presenter sees no device list")
 
