@@ -72,8 +72,12 @@ public protocol CredentialStorage: AnyObject, Sendable {
     func revokeCredential(listingId id: String, at now: Int64, withDevices: Bool, audit: [AuditEntry]) throws -> Revocation?
     /// Every credential, newest first, for operators (never the text, only the listing id).
     func credentials() throws -> [CredentialRecord]
+    /// A page of the credentials of `kinds`, newest first, from `offset`, at most `limit`, and how many there
+    /// are in all (the console's lists of codes and links, and of staff tokens).
+    func credentials(kinds: [CredentialKind], offset: Int, limit: Int) throws -> (credentials: [CredentialRecord], total: Int)
     /// How many devices each credential enrolled since `since` (listing id → count; none: absent), for the
-    /// listings' "enrolled in the last minute".
+    /// listings' "enrolled in the last minute": counted in 10-second buckets (`EnrollmentBuckets`), so from the
+    /// start of `since`'s bucket, and only within the last `EnrollmentBuckets.kept` seconds of enrollments.
     func recentEnrollments(since: Int64) throws -> [String: Int]
     /// Every registration token, revoked ones too (their devices' streams stay capped), with its limits (the
     /// HTTP layer caches them, revalidated by `generation().credentials`).

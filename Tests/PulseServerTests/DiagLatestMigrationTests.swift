@@ -40,9 +40,11 @@ import Testing
         let folder = try TestFolder()
         let path = folder.url.appendingPathComponent("server.sqlite").path
         let posted = try Self.post(try SQLiteStorage(path: path))
-        // Back to version 6, as a database written before this version would be.
+        // Back to version 7, as a database written before this version would be (and before version 9's buckets).
         let old = try Database(path: path)
-        try old.execute("DROP TRIGGER diag_latest_keep; DROP TABLE diag_latest; DELETE FROM schema_version WHERE version = 8")
+        try old.execute("""
+            DROP TRIGGER diag_latest_keep; DROP TABLE diag_latest; DROP TABLE enrollment_buckets; DELETE FROM schema_version WHERE version >= 8
+            """)
         let storage = try SQLiteStorage(path: path)
         #expect(try old.scalarInteger("SELECT count(*) FROM diag_latest") == 2)
         try Self.expectCurrent(storage, posted)
@@ -55,9 +57,10 @@ import Testing
         _ = try old.query("DROP TRIGGER diag_latest_keep ON diag_samples")
         _ = try old.query("DROP FUNCTION pulse_diag_latest()")
         _ = try old.query("DROP TABLE diag_latest")
-        _ = try old.query("DELETE FROM schema_version WHERE version = 7")
+        _ = try old.query("DROP TABLE enrollment_buckets")
+        _ = try old.query("DELETE FROM schema_version WHERE version >= 7")
         let storage = try PostgresStorage(configuration: database.configuration)
-        #expect(storage.schemaVersions.found == 6 && storage.schemaVersions.now == 7)
+        #expect(storage.schemaVersions.found == 6 && storage.schemaVersions.now == PostgresSchema.migrations.count)
         try Self.expectCurrent(storage, posted)
     }
 }

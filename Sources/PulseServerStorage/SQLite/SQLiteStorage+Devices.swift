@@ -35,6 +35,13 @@ extension SQLiteStorage {
                         .text(scope.kind), .text(scope.id), .blob(credentialHash), .integer(now),
                     ])
                 guard db.changes == 1 else { throw DeviceIdTaken() }
+                // The listings' "enrolled in the last minute": this bucket's count, older buckets pruned.
+                let bucket = EnrollmentBuckets.start(now)
+                try db.cached("""
+                    INSERT INTO enrollment_buckets (listing_id, bucket, devices) VALUES (?, ?, 1)
+                    ON CONFLICT (listing_id, bucket) DO UPDATE SET devices = devices + 1
+                    """).run([.text(listingId), .integer(bucket)])
+                try db.cached("DELETE FROM enrollment_buckets WHERE bucket < ?").run([.integer(bucket - EnrollmentBuckets.kept)])
                 try Self.bumpGeneration([], on: db)  // a new device: no cached record went stale
                 return DeviceRecord(
                     id: device.id, publicKey: device.publicKey, platform: device.platform, name: device.name, scope: scope,
