@@ -68,7 +68,7 @@ enum DevicesPage {
                                 td { bdi { row.latest?.build ?? "—" } }
                                 td { row.latest.map { PageText.ago($0.receivedAt, now: context.now) } ?? "never" }
                                 td { row.device.isRevoked ? "revoked" : "active" }
-                                td(.class("actions")) {
+                                td(.class("row-actions")) {
                                     if !row.device.isRevoked, canRevoke, isSafeId(row.device.id) {
                                         // One name per row for a screen reader's list of links: "Revoke" alone, 100 times, says nothing.
                                         a(.href("/console/devices/\(row.device.id)/revoke"), .class("button danger"),

@@ -63,8 +63,11 @@ button, .button {
 button.secondary { background: transparent; color: var(--accent); }
 button.danger { background: var(--danger); border-color: var(--danger); color: var(--danger-fg); }
 button[disabled] { opacity: 0.45; cursor: not-allowed; }
-.actions { display: flex; flex-wrap: wrap; gap: 0.75rem; margin: 0.75rem 0; }
+/* A row of buttons or links (p.actions, div.actions); never on a table cell, which must stay a cell. */
+p.actions, div.actions { display: flex; flex-wrap: wrap; gap: 0.75rem; margin: 0.75rem 0; }
 .actions form { margin: 0; }
+td.row-actions { white-space: nowrap; }
+td.row-actions form { margin: 0; }
 
 label { display: block; font-weight: 700; margin: 0 0 0.35rem; }
 input[type="text"], input[type="password"], input[type="search"], input[type="number"], select {
