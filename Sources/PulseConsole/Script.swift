@@ -11,11 +11,16 @@ enum Script {
   // The presenter link: /console/present#<token>. The token leaves the address bar at once, and is posted
   // once (a form POST, so it never lands in a URL or a log) to exchange it for the session cookie.
   if (body.getAttribute("data-page") === "present") {
-    var token = decodeURIComponent(location.hash.slice(1));
+    // Out of the address bar and history first, whatever the fragment holds: a malformed % escape that
+    // makes decoding throw must not leave the token behind.
+    var raw = location.hash.slice(1);
     history.replaceState(null, "", location.pathname);
+    var token = "";
+    try { token = decodeURIComponent(raw); } catch (error) { token = ""; }
+    raw = "";
     var status = document.getElementById("present-status");
     if (!token) {
-      if (status) status.textContent = "This presenter link has no token. Ask the organisers for a new one.";
+      if (status) status.textContent = "This presenter link has no token, or it is damaged. Ask the organisers for a new one.";
       return;
     }
     var form = document.getElementById("present-form");
