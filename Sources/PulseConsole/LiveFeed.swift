@@ -129,7 +129,13 @@ final class LiveFeed: Sendable {
 /// build, online, RTT, effective type, last seen (a time, so it never goes stale on the page).
 struct LiveRow {
     static let headers = ["Name", "Platform", "App build", "Online", "RTT", "Effective type", "Last seen"]
+    /// The columns a phone's narrow screen leaves out (class `wide`, StyleSheet): platform, app build and effective
+    /// type; name, online, RTT and last seen stay readable at 390 px without scrolling sideways.
+    static let wideOnly: Set<Int> = [1, 2, 5]
     let cells: [String]
+
+    /// The class of column `index`'s cells (the script copies the header's onto the cells it adds).
+    static func cellClass(_ index: Int) -> String? { wideOnly.contains(index) ? "wide" : nil }
 
     init(_ sample: DiagSample, name: String) {
         let connection = sample.connection

@@ -71,15 +71,21 @@ enum LivePage {
                 table(.id("live-table")) {
                     caption { "Devices in the room" }
                     thead {
-                        tr { for header in LiveRow.headers { th(.scope("col")) { header } } }
+                        tr {
+                            for (index, header) in LiveRow.headers.enumerated() {
+                                th(.scope("col"), LiveRow.cellClass(index).map { .class($0) } ?? .none) { header }
+                            }
+                        }
                     }
                     tbody(.id("live-rows"), Attribute("data-max-rows", "\(maxRows)")) {
                         for (deviceId, row) in rows {
                             tr(.id("device-" + deviceId)) {
                                 th(.scope("row")) { bdi { row.cells[0] } }
-                                td { bdi { row.cells[1] } }
-                                td { bdi { row.cells[2] } }
-                                for cell in row.cells.dropFirst(3) { td { cell } }
+                                td(.class("wide")) { bdi { row.cells[1] } }
+                                td(.class("wide")) { bdi { row.cells[2] } }
+                                for (index, cell) in row.cells.enumerated().dropFirst(3) {
+                                    td(LiveRow.cellClass(index).map { .class($0) } ?? .none) { cell }
+                                }
                             }
                         }
                     }

@@ -110,9 +110,11 @@ enum Script {
         if (!tr) {
           tr = document.createElement("tr");
           tr.id = "device-" + row.id;
+          var headers = liveRows.parentNode.querySelectorAll("thead th");
           for (var i = 0; i < 7; i++) {
             var cell = document.createElement(i === 0 ? "th" : "td");
             if (i === 0) cell.setAttribute("scope", "row");
+            if (headers[i] && headers[i].className) cell.className = headers[i].className;
             if (i < 3) cell.appendChild(document.createElement("bdi"));
             tr.appendChild(cell);
           }

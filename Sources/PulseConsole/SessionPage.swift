@@ -46,7 +46,19 @@ enum SessionPage {
             }
             section(.class("clicker"), Attribute("aria-labelledby", "clicker-heading")) {
                 h2(.id("clicker-heading")) { "Clicker" }
-                p { "State: "; strong(.id("state-text")) { clicker.stateText } }
+                p(.class("state-line")) { "State: "; strong(.id("state-text")) { clicker.stateText } }
+                // The state buttons first: a presenter on a phone goes live, then presses Next, without scrolling.
+                if !stateChoices(principal, id).isEmpty {
+                    div(.class("actions state-buttons"), .role("group"), Attribute("aria-label", "Session state")) {
+                        for (state, name) in stateButtons where stateChoices(principal, id).contains(state) {
+                            context.form(action: base, confirm: state == .ended ? "End the session? Its state can be set again later." : nil) {
+                                input(.type("hidden"), .name("action"), .value("state"))
+                                input(.type("hidden"), .name("state"), .value(state.rawValue))
+                                button(.type("submit"), .class(state == .ended ? "danger" : "secondary"), .disabled(session.state == state)) { name }
+                            }
+                        }
+                    }
+                }
                 p(.class("slide"), .id("slide-text"), Attribute("aria-live", "polite")) { clicker.slideText }
                 p(.class("keys"), .id("keys-text"), Attribute("aria-live", "polite")) { clicker.keysText }
                 if mayAdvance(principal, id) {
@@ -59,20 +71,6 @@ enum SessionPage {
                 }
                 p(.class("why")) {
                     "There is no previous-slide button: the frontier never goes back. A slide once shown stays released to every device; attendees page back on their own screens."
-                }
-            }
-            if !stateChoices(principal, id).isEmpty {
-                section(Attribute("aria-labelledby", "state-heading")) {
-                    h2(.id("state-heading")) { "State" }
-                    div(.class("actions")) {
-                        for (state, name) in stateButtons where stateChoices(principal, id).contains(state) {
-                            context.form(action: base, confirm: state == .ended ? "End the session? Its state can be set again later." : nil) {
-                                input(.type("hidden"), .name("action"), .value("state"))
-                                input(.type("hidden"), .name("state"), .value(state.rawValue))
-                                button(.type("submit"), .class(state == .ended ? "danger" : "secondary"), .disabled(session.state == state)) { name }
-                            }
-                        }
-                    }
                 }
             }
             section(Attribute("aria-labelledby", "rules-heading")) {

@@ -106,15 +106,32 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 
 .sign-in { max-width: 30rem; margin: 3rem auto; background: var(--panel); border: 2px solid var(--line); border-radius: 14px; padding: 1.5rem; }
 
+.clicker .state-line { margin: 0.25rem 0; }
+.clicker .state-buttons { justify-content: center; margin: 0.5rem 0 0.75rem; }
+
 @media (max-width: 40rem) {
   :root { font-size: 106%; }
-  main { padding: 0.9rem; }
-  h1 { font-size: 1.6rem; }
-  .top { padding: 0.5rem 0.9rem; }
-  .who { margin-left: 0; }
+  main { padding: 0.75rem 0.9rem; }
+  h1 { font-size: 1.5rem; margin: 0.25rem 0 0.5rem; }
+  h2 { margin: 1.25rem 0 0.5rem; }
+  /* One compact header: the event and who on one line, the navigation one row that scrolls sideways. */
+  .top { padding: 0.4rem 0.75rem; gap: 0.25rem 0.75rem; }
+  .event { font-size: 1rem; flex: 1 1 auto; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+  .top nav { order: 3; flex: 1 0 100%; min-width: 0; }
+  .top nav ul { flex-wrap: nowrap; overflow-x: auto; gap: 0.25rem; }
+  .top nav a { min-height: 44px; padding: 0 0.6rem; white-space: nowrap; }
+  .who { margin-left: 0; gap: 0.5rem; font-size: 0.9rem; }
+  .who button { min-height: 44px; padding: 0 0.8rem; }
   .rules { grid-template-columns: 1fr; }
-  .clicker .slide { font-size: 2.4rem; }
-  .clicker button.next { min-height: 120px; }
+  .clicker { padding: 0.75rem; margin: 0.5rem 0 1rem; }
+  .clicker h2 { margin: 0 0 0.25rem; font-size: 1.1rem; }
+  .clicker .slide { font-size: 2.2rem; }
+  .clicker .keys { font-size: 1.2rem; margin: 0.25rem 0 0.75rem; }
+  .clicker button.next { min-height: 112px; }
+  .clicker .state-buttons { gap: 0.5rem; }
+  /* The live view: name, online, RTT and last seen; the report and a wider screen have the rest. */
+  th.wide, td.wide { display: none; }
+  th, td { padding: 0.55rem 0.5rem; }
 }
 @media (prefers-reduced-motion: no-preference) { button { transition: filter 0.1s; } button:active { filter: brightness(0.9); } }
 
