@@ -76,7 +76,7 @@ import Testing
         #expect(report.status == 200 && report.text.contains("Ada") && !report.text.contains("Bob") && !report.text.contains("9.9-bob"))
         let csv = try scoped.get("/console/sessions/keynote/report/csv")
         #expect(csv.status == 200 && csv.text.contains("Ada") && !csv.text.contains("Bob"))
-        for path in ["/console/companion", "/console/audit", "/console/devices/\(bob.id)/revoke"] {
+        for path in ["/console/companion", "/console/audit", "/console/staff-tokens", "/console/devices/\(bob.id)/revoke"] {
             #expect(try scoped.get(path).status == 403, "\(path)")
         }
 
@@ -90,7 +90,7 @@ import Testing
         }
         for path in [
             "/console/devices", "/console/devices/\(bob.id)/revoke", "/console/live", "/console/sessions/keynote/live/events",
-            "/console/sessions/\(other)/live", "/console/sessions/\(other)/report/csv", "/console/audit",
+            "/console/sessions/\(other)/live", "/console/sessions/\(other)/report/csv", "/console/audit", "/console/staff-tokens",
         ] {
             #expect(try presenter.get(path).status == 403, "\(path)")
         }
