@@ -96,7 +96,7 @@ enum Script {
     stream.addEventListener("ended", function () { stream.close(); say("Signed out: reload the page to sign in again."); });
   }
 
-  // The live view (pages branch): "devices" events carry only the rows that changed, as text.
+  // The live view: "devices" events carry only the rows that changed, as text.
   var liveRows = document.getElementById("live-rows");
   if (liveRows && typeof stream !== "undefined" && stream) {
     stream.addEventListener("devices", function (event) {
