@@ -92,6 +92,20 @@ class Browser:
         self.driver.get(self.base + path)
         return self
 
+    def narrow(self, on=True):
+        """Emulates a 390 × 844 phone viewport (on), or the window again (off)."""
+        if on:
+            self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+        else:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        time.sleep(0.2)
+
+    def fits_sideways(self):
+        """Whether the page needs no sideways scrolling: nothing wider than the viewport, no table scrolling in its box."""
+        return self.driver.execute_script("""
+            const wraps = Array.from(document.querySelectorAll('.table-wrap'));
+            return document.documentElement.scrollWidth <= window.innerWidth && wraps.every(w => w.scrollWidth <= w.clientWidth + 1);""")
+
     def wait(self, condition, seconds=10):
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
@@ -451,6 +465,10 @@ def run(server, base, phones, browsers):
         elapsed = time.monotonic() - sent
         check(bool(seen) and elapsed <= 1.0, f"a diag sample shows in the live view within a second ({elapsed:.2f} s)")
     admin.visit("live-view")
+    admin.narrow()
+    check(admin.fits_sideways(), "at phone width the live view needs no sideways scrolling")
+    admin.visit("live-view-phone")
+    admin.narrow(False)
 
     presenter.click("button", "End session")
     ended = all(process.wait(20) == 0 for process in phones.watchers.values())

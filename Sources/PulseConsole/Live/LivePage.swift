@@ -49,12 +49,14 @@ enum LivePage {
         let names = Dictionary(try context.storage.devices(ids: samples.map(\.deviceId)).map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         let rows = samples.map { sample in (sample.deviceId, LiveRow(sample, name: names[sample.deviceId] ?? "")) }
         let streams = context.sync.hub.streamCount(session: id)
-        return .page(view(session: id, rows: rows, total: latest.devices, streams: streams, window: window, now: context.now))
+        let title = context.console.catalog.infos(storage: context.storage)[id]?.title ?? id
+        return .page(view(session: id, title: title, rows: rows, total: latest.devices, streams: streams, window: window, now: context.now))
     }
 
-    /// The page of session `id` with `rows` (device id, row): pure, so the bench renders it without storage.
-    static func view(session id: String, rows: [(String, LiveRow)], total: Int, streams: Int, window: Int64, now: Int64) -> PageView {
-        PageView(title: "Live view: \(id)", events: "/console/sessions/\(id)/live/events?since=\(now)") {
+    /// The page of session `id` (called `title`) with `rows` (device id, row): pure, so the bench renders it
+    /// without storage.
+    static func view(session id: String, title: String, rows: [(String, LiveRow)], total: Int, streams: Int, window: Int64, now: Int64) -> PageView {
+        PageView(title: "Live view: \(title)", events: "/console/sessions/\(id)/live/events?since=\(now)") {
             p {
                 "Open event streams: "
                 strong(.id("live-streams")) { "\(streams)" }
