@@ -22,6 +22,7 @@ import tempfile
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -35,6 +36,7 @@ from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
+from selenium.webdriver.support.select import Select  # noqa: E402
 
 SHOTS = os.path.join(serverlib.ROOT, ".build", "console-screenshots")
 HOSTILE = ["<img src=x onerror=alert(1)>", "</script><script>alert(2)</script>", "\"><svg onload=alert(3)>"]
@@ -89,6 +91,20 @@ class Browser:
     def open(self, path):
         self.driver.get(self.base + path)
         return self
+
+    def narrow(self, on=True):
+        """Emulates a 390 × 844 phone viewport (on), or the window again (off)."""
+        if on:
+            self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+        else:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        time.sleep(0.2)
+
+    def fits_sideways(self):
+        """Whether the page needs no sideways scrolling: nothing wider than the viewport, no table scrolling in its box."""
+        return self.driver.execute_script("""
+            const wraps = Array.from(document.querySelectorAll('.table-wrap'));
+            return document.documentElement.scrollWidth <= window.innerWidth && wraps.every(w => w.scrollWidth <= w.clientWidth + 1);""")
 
     def wait(self, condition, seconds=10):
         deadline = time.monotonic() + seconds
@@ -149,14 +165,11 @@ class Browser:
         entries = self.driver.get_log("browser")
         return [entry["message"] for entry in entries if entry["level"] == "SEVERE" and "favicon" not in entry["message"]]
 
-    def shoot(self, name, schemes=("light", "dark")):
-        os.makedirs(SHOTS, exist_ok=True)
-        self.driver.execute_script("window.scrollTo(0, 0)")  # the page as it opens, not where a click scrolled it
-        for scheme in schemes:
-            self.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
-            time.sleep(0.1)
-            self.driver.save_screenshot(os.path.join(SHOTS, f"{name}-{scheme}.png"))
-        self.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+    def scheme(self, scheme):
+        """Emulates `prefers-color-scheme: scheme` (None: the browser's own)."""
+        features = [{"name": "prefers-color-scheme", "value": scheme}] if scheme else []
+        self.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": features})
+        time.sleep(0.1)
 
     def axe(self, page):
         axe = Axe(self.driver)
@@ -167,12 +180,18 @@ class Browser:
         check(not bad, f"axe-core: no critical or serious violation on {page}", "; ".join(bad))
 
     def visit(self, page, shot=None):
-        """Checks every page is safe and accessible: no dialog, no console error (a CSP refusal is one), axe-core."""
+        """Checks every page is safe and accessible: no dialog, no console error (a CSP refusal is one), and
+        axe-core in the light and the dark colour scheme (contrast differs); a screenshot in each."""
         check(not self.dialogs(), f"{page}: no script of a device string ran", str(self.dialogs()))
         errors = self.console_errors()
         check(not errors, f"{page}: no console error (a CSP refusal would be one)", "; ".join(errors)[:400])
-        self.axe(page)
-        self.shoot(shot or f"{self.name}-{page}")
+        os.makedirs(SHOTS, exist_ok=True)
+        for scheme in ("light", "dark"):
+            self.scheme(scheme)
+            self.axe(f"{page} ({scheme})")
+            self.driver.execute_script("window.scrollTo(0, 0)")  # the page as it opens, not where a click scrolled it
+            self.driver.save_screenshot(os.path.join(SHOTS, f"{shot or f'{self.name}-{page}'}-{scheme}.png"))
+        self.scheme(None)
 
     def cookie_header(self):
         return "; ".join(f"{c['name']}={c['value']}" for c in self.driver.get_cookies())
@@ -372,23 +391,67 @@ def run(server, base, phones, browsers):
     for folder in folders:
         phones.watch(folder)
 
-    # The presenter, on a phone, from the presenter link (the token in the fragment, exchanged once for a cookie).
-    presenter_token = server.admin("staff-token", "create", "--role", "presenter", "--session", "keynote")
+    # The admin mints the presenter's token on Staff tokens: shown once, with the presenter link and its QR code.
+    admin.open("/console")
+    admin.click("link", "Staff tokens")
+    admin.wait(lambda: admin.has("button", "New staff token"))
+    admin.visit("staff-tokens")
+    Select(admin.named("combobox", "Role")).select_by_value("presenter")
+    Select(admin.named("combobox", "Session")).select_by_value("keynote")
+    admin.click("button", "New staff token")
+    qr = admin.wait(lambda: admin.named("img", re.compile("QR code of the presenter link", re.I)))
+    presenter_link = decode_qr(admin, qr) if qr else None
+    check(bool(presenter_link) and presenter_link.startswith(base + "/console/present#"), "the presenter link's QR code decodes from a screenshot", str(presenter_link))
+    check(bool(presenter_link) and presenter_link in admin.text(), "the presenter link is shown as text beside its QR code")
+    admin.visit("staff-token-minted")
+    presenter_token = presenter_link.split("#", 1)[1] if presenter_link else server.admin("staff-token", "create", "--role", "presenter", "--session", "keynote")
+    admin.open("/console/staff-tokens")
+    check(admin.wait(lambda: "Presenter" in admin.text() and presenter_token not in admin.text()), "the list shows the presenter's token by id only")
+
+    # The presenter, on a phone, opens the presenter link (the token in the fragment, exchanged once for a cookie).
     presenter = Browser(base, "presenter", width=390, height=844)
     browsers.append(presenter)
     presenter.open(f"/console/present#{presenter_token}")
     check(presenter.wait(lambda: presenter.has("button", "Next slide") or presenter.has("button", "Go live"), 15), "the presenter link signs in without typing")
     check(presenter_token not in presenter.driver.current_url, "the token is gone from the address bar")
     presenter.visit("present", shot="presenter-phone")
+    check(bool(presenter.wait(lambda: presenter.has("button", "Go live") and presenter.has("button", "End session"))),
+          "the presenter's Go live and End session are on the page")
+    state = presenter.named("button", "Go live")
+    check(whole_on_screen(presenter, state) and whole_on_screen(presenter, presenter.named("button", "End session")),
+          "at phone width, Go live and End session are on the first screen")
+    damaged = Browser(base, "presenter-damaged", width=390, height=844)
+    browsers.append(damaged)
+    damaged.open(f"/console/present#{presenter_token}%")  # a lone % at the end: decodeURIComponent always throws
+    check(damaged.wait(lambda: "damaged" in damaged.text(), 5), "a presenter link with a malformed % escape says it is damaged")
+    check(presenter_token not in damaged.driver.current_url and "#" not in damaged.driver.current_url,
+          "and leaves no token in the address bar", damaged.driver.current_url)
+    damaged.driver.back()  # the entry before the link (the new tab's blank page)
+    before = damaged.driver.current_url
+    damaged.driver.forward()
+    check(presenter_token not in before and presenter_token not in damaged.driver.current_url and "#" not in damaged.driver.current_url,
+          "nor in the history, back or forward", f"{before} {damaged.driver.current_url}")
+    damaged.quit()
+    browsers.remove(damaged)
     presenter.click("button", "Go live")
     presenter.wait(lambda: presenter.has("button", "Next slide"))
-    for _ in range(3):
-        ActionChains(presenter.driver).send_keys(Keys.PAGE_DOWN).perform()
-        time.sleep(0.3)
+    # A presenter remote sends PageDown; a keyboard → or Space: each moves the frontier one slide.
+    for n, (key, name) in enumerate([(Keys.PAGE_DOWN, "PageDown"), (Keys.ARROW_RIGHT, "→"), (Keys.SPACE, "Space")], start=1):
+        ActionChains(presenter.driver).send_keys(key).perform()
+        moved = presenter.wait(lambda: re.search(rf"Slide {n} of \d+", presenter.text()), 10)
+        check(bool(moved), f"{name} in the clicker moves to Slide {n}", presenter.text()[-300:])
     counted = presenter.wait(lambda: re.search(r"\b3 of 3 devices have this slide.s key", presenter.text()), 20)
-    check(bool(counted), "three PageDowns later: 3 of 3 devices have this slide's key", presenter.text()[-300:])
+    check(bool(counted), "PageDown, → and Space later: 3 of 3 devices have this slide's key", presenter.text()[-300:])
     check(bool(re.search(r"Slide 3 of \d+", presenter.text())), "the clicker says Slide 3 of M")
     presenter.visit("present-live", shot="presenter-phone-live")
+
+    admin.open("/console")
+    admin.click("link", "Live view")
+    check(admin.wait(lambda: admin.has("link", KEYNOTE)), "the live view's index lists the keynote")
+    admin.visit("live-index")
+    admin.open("/console/enroll")
+    check(admin.wait(lambda: "Join with the Pulse app" in admin.text()), "the enrollment link's page says to open it in the app")
+    admin.visit("enroll")
 
     # The live view shows each phone's diag sample within a second, without a reload.
     open_live(admin)
@@ -398,8 +461,14 @@ def run(server, base, phones, browsers):
         sent = time.monotonic()
         phones.diag(folder, 40 + n)
         seen = admin.wait(lambda: f"{40 + n} ms" in admin.text() or f"{40 + n}ms" in admin.text(), 5)
-        check(bool(seen) and time.monotonic() - sent < 1.5, f"a diag sample shows in the live view within a second ({time.monotonic() - sent:.2f} s)")
+        # From pulse-device's diag sent (the process started) to the row on the screen.
+        elapsed = time.monotonic() - sent
+        check(bool(seen) and elapsed <= 1.0, f"a diag sample shows in the live view within a second ({elapsed:.2f} s)")
     admin.visit("live-view")
+    admin.narrow()
+    check(admin.fits_sideways(), "at phone width the live view needs no sideways scrolling")
+    admin.visit("live-view-phone")
+    admin.narrow(False)
 
     presenter.click("button", "End session")
     ended = all(process.wait(20) == 0 for process in phones.watchers.values())
@@ -491,6 +560,10 @@ def attacker(server, base, phones, admin, browsers):
         finally:
             httpd.shutdown()
         check(server.admin("device", "list", "--json") == before, "a cross-site form post (even with the page's CSRF token) revokes nothing")
+        path = urllib.parse.urlsplit(actions[0]).path
+        answered = [line for line in serverlib.read_text(server.access_log).splitlines() if f" POST {path} " in line]
+        check(any(f" POST {path} 403 " in line for line in answered),
+              "the cross-site post reached the server and was answered 403 (access log)", "; ".join(answered[-3:]))
         admin.open("/console")
         status = admin.post_form(actions[0], {"confirm": "yes"})
         check(status == 403, "a same-origin post without the CSRF token is refused with 403", str(status))
@@ -498,6 +571,9 @@ def attacker(server, base, phones, admin, browsers):
 
 
 def roles(server, base, browsers):
+    """Each role below admin posts every action the console has that its role may not do, to the route the
+    console's own forms post to, with a valid CSRF token of its own session: each is exactly 403 and changes
+    nothing (tokens, devices, sessions)."""
     print("== each role's forbidden actions", flush=True)
     moderator_token = server.admin("staff-token", "create", "--role", "moderator")
     moderator = Browser(base, "moderator")
@@ -505,21 +581,59 @@ def roles(server, base, browsers):
     check(sign_in(moderator, moderator_token), "a moderator signs in")
     moderator.visit("moderator-home")
     moderator.open("/console")
-    if moderator.has("link", "Companion app devices"):
-        moderator.click("link", "Companion app devices")
-        check(not moderator.has("button", "New device code"), "a moderator is offered no minting")
+    check(not moderator.has("link", "Companion app devices"), "a moderator's navigation has no Companion app devices")
+    check(not moderator.has("link", "Staff tokens"), "a moderator's navigation has no Staff tokens")
+    moderator.open("/console/companion")
+    check(not moderator.has("button", "New device code") and not moderator.has("button", "New attendee link"),
+          "a moderator is offered no minting of codes or links")
+    moderator.open("/console/staff-tokens")
+    check(not moderator.has("button", "New staff token"), "a moderator is offered no minting of staff tokens")
     presenter_token = server.admin("staff-token", "create", "--role", "presenter", "--session", "keynote")
     presenter = Browser(base, "presenter-2", width=390, height=844)
     browsers.append(presenter)
     check(sign_in(presenter, presenter_token), "a presenter signs in with a typed token too")
-    credentials_before = server.admin("token", "list", "--json")
-    for browser, role in [(moderator, "moderator"), (presenter, "presenter")]:
+
+    devices = json.loads(server.admin("device", "list", "--json"))
+    credentials = json.loads(server.admin("token", "list", "--json"))
+    device = next(d["id"] for d in devices if not d.get("revokedAt"))
+    code = next(c["id"] for c in credentials if c.get("kind") != "staff-token" and not c.get("revokedAt"))
+    staff = next(c["id"] for c in credentials if c.get("kind") == "staff-token" and not c.get("revokedAt"))
+    other = next(s["id"] for s in json.loads(server.admin("session", "list", "--json")) if s["id"] != "keynote")
+    # What no one below admin may do, as the console's forms post it (Sources/PulseConsole).
+    forbidden = [
+        ("/console/companion", {"do": "code", "scope": "session:keynote", "expires": "3600"}),
+        ("/console/companion", {"do": "link", "series": "devconf-2026", "expires": "3600"}),
+        ("/console/companion", {"do": "revoke", "id": code}),
+        ("/console/staff-tokens", {"do": "mint", "role": "admin", "expires": "3600"}),
+        ("/console/staff-tokens", {"do": "mint", "role": "presenter", "session": "keynote", "expires": "3600"}),
+        ("/console/staff-tokens", {"do": "revoke", "id": staff}),
+        (f"/console/devices/{device}/revoke", {}),
+        ("/console/sessions/keynote", {"action": "rules", "allowDownload": "on", "venueNetworks": "10.0.0.0/8"}),
+        ("/console/sessions/keynote", {"action": "state", "state": "scheduled"}),
+        (f"/console/sessions/{other}/advance", {"slide": "1"}),
+        (f"/console/sessions/{other}", {"action": "state", "state": "live"}),
+    ]
+    moderator_only = [
+        ("/console/sessions/keynote/advance", {"slide": "4"}),
+        ("/console/sessions/keynote", {"action": "state", "state": "live"}),
+    ]
+    def state():
+        tokens = [{k: v for k, v in t.items() if k != "enrolledLastMinute"} for t in json.loads(server.admin("token", "list", "--json"))]
+        return [tokens, json.loads(server.admin("device", "list", "--json")), json.loads(server.admin("session", "list", "--json"))]
+
+    before = state()
+    for browser, role, actions in [(moderator, "moderator", forbidden + moderator_only), (presenter, "presenter", forbidden)]:
         browser.open("/console")
         name, value = browser.csrf()
-        for action in ("/console/companion/device-codes", "/console/devices/revoke"):
-            status = browser.post_form(action, {name or "csrf": value or "", "series": "devconf-2026"})
-            check(status in (403, 404), f"a {role} posting to {action} is refused", str(status))
-    check(server.admin("token", "list", "--json") == credentials_before, "no role below admin minted anything")
+        check(name == "csrf" and bool(value), f"the {role}'s page has its session's CSRF token")
+        for action, fields in actions:
+            status = browser.post_form(action, dict(fields, csrf=value or ""))
+            what = fields.get("do") or fields.get("action") or ("advance" if action.endswith("/advance") else "revoke")
+            check(status == 403, f"a {role} posting {what} to {action} gets 403", str(status))
+    after = state()
+    check(after[0] == before[0], "no role below admin minted or revoked a code, link or token")
+    check(after[1] == before[1], "no role below admin revoked a device")
+    check(after[2] == before[2], "no role below admin changed a session's state, rules or frontier")
     presenter.open("/console/devices")
     check("Ada" not in presenter.text() and not presenter.has("table", re.compile("evice")), "a presenter sees no device list")
 

@@ -1,5 +1,7 @@
 import Foundation
 import PulseCommandLine
+import struct PulseConsole.ConsoleConfiguration
+import enum PulseConsole.PresenterLink
 import PulseServer
 import PulseServerStorage
 import PulseStaffAPI
@@ -45,6 +47,9 @@ enum AdminCommand {
         mustBe: "one of \(StaffRole.names)") { StaffRole(rawValue: $0) }
     static let staffSession = Option.value(
         "session", "<id>", help: "The one session the token may act on: required for a presenter, optional for a moderator, never for an admin.")
+    static let presenterServer = Option.value(
+        "public-url", "<url>", help: "The address browsers reach the server at (serve --public-url), for a presenter's whole link; without it, its path.",
+        mustBe: "an http or https URL like https://sync.example.org", parse: { ConsoleConfiguration.publicURL(parsing: $0) })
     static let tokenOption = Option.value(
         "token", "<token>", help: "The code or token, or its 12-digit id (instead of the positional: for a token that begins with '-').")
     static let withDevices = Option.flag("with-devices", help: "Revoke every device it enrolled as well.")
@@ -128,8 +133,10 @@ enum AdminCommand {
         Command(
             name: "create", abstract: "Mint a staff bearer token (prints it) for /api/staff, with a role.",
             discussion: "The session must have been imported. docs/server-routes.md lists what each role may do.",
-            examples: ["pulse-server admin staff-token create --data /var/lib/pulse --role presenter --session keynote --expires 12h"],
-            options: [ServerCommand.dataOption, ServerCommand.databaseOption, role, staffSession, expiresOption, ServerCommand.jsonOption],
+            examples: [
+                "pulse-server admin staff-token create --data /var/lib/pulse --role presenter --session keynote --expires 12h --public-url https://sync.example.org",
+            ],
+            options: [ServerCommand.dataOption, ServerCommand.databaseOption, role, staffSession, expiresOption, presenterServer, ServerCommand.jsonOption],
             validate: { arguments in
                 if let refusal = (arguments[role] ?? .admin).refusal(session: arguments[staffSession]) { throw UsageError(refusal) }
             },
@@ -137,6 +144,10 @@ enum AdminCommand {
                 let minted = try administration(arguments, console).createStaffToken(
                     role: arguments[role] ?? .admin, session: arguments[staffSession], lifetime: try lifetime(arguments))
                 printMinted(minted, arguments, console: console)
+                if minted.staffRole == .presenter {
+                    // The token stays alone on standard output (scripts read it); the link goes with the notes.
+                    console.err("presenter link (shown once): " + PresenterLink.text(server: arguments[presenterServer], token: minted.text))
+                }
                 return ExitCode.success
             })
     }

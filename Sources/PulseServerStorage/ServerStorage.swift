@@ -80,8 +80,12 @@ public protocol CredentialStorage: AnyObject, Sendable {
     func revokeCredential(listingId id: String, at now: Int64, withDevices: Bool, audit: [AuditEntry]) throws -> Revocation?
     /// Every credential, newest first, for operators (never the text, only the listing id).
     func credentials() throws -> [CredentialRecord]
+    /// A page of the credentials of `kinds`, newest first, from `offset`, at most `limit`, and how many there
+    /// are in all (the console's lists of codes and links, and of staff tokens).
+    func credentials(kinds: [CredentialKind], offset: Int, limit: Int) throws -> (credentials: [CredentialRecord], total: Int)
     /// How many devices each credential enrolled since `since` (listing id → count; none: absent), for the
-    /// listings' "enrolled in the last minute".
+    /// listings' "enrolled in the last minute": counted in 10-second buckets (`EnrollmentBuckets`), so from the
+    /// start of `since`'s bucket, and only within the last `EnrollmentBuckets.kept` seconds of enrollments.
     func recentEnrollments(since: Int64) throws -> [String: Int]
     /// Every registration token, revoked ones too (their devices' streams stay capped), with its limits (the
     /// HTTP layer caches them, revalidated by `generation().credentials`).
@@ -115,9 +119,10 @@ public protocol DeviceStorage: AnyObject, Sendable {
     /// The devices with these ids (at most a page of them), in no particular order; unknown ids are left out.
     func devices(ids: [String]) throws -> [DeviceRecord]
     /// A page of the devices whose name, platform, id or scope id contains `search` (already lowercased; ""
-    /// matches all; letters compared case-insensitively), newest enrolment first, from `offset`, at most
-    /// `limit`, and how many match in all (the console's devices page).
-    func devices(matching search: String, offset: Int, limit: Int) throws -> (devices: [DeviceRecord], total: Int)
+    /// matches all; letters compared case-insensitively) and whose scope is one of `scopes` (nil: any), newest
+    /// enrolment first, from `offset`, at most `limit`, and how many match in all (the console's devices page;
+    /// `scopes` is the staff principal's, `StaffAPI.deviceScopes(visibleTo:)`).
+    func devices(matching search: String, scopes: [DeviceScope]?, offset: Int, limit: Int) throws -> (devices: [DeviceRecord], total: Int)
     /// False when there is no such device or it was already revoked; true when revoked (with `audit`).
     func revokeDevice(id: String, at now: Int64, audit: [AuditEntry]) throws -> Bool
 }

@@ -97,12 +97,19 @@ extension StaffAPI {
 }
 
 extension StaffAPI {
-    /// The devices `principal` may list: every device, or for a token scoped to a session the devices that
-    /// may read it (enrolled for the session, or for the series it belongs to).
+    /// The device scopes `principal` may see, the one rule of every device list (the staff API's `devices`,
+    /// the console's devices page): nil for every device; for a token scoped to a session, the devices that
+    /// may read that session (enrolled for the session, or for the series it belongs to).
+    public func deviceScopes(visibleTo principal: StaffPrincipal) throws -> [DeviceScope]? {
+        guard let own = principal.session else { return nil }
+        let series = try storage.session(id: own)?.seriesId
+        return [.session(own)] + (series.map { [.series($0)] } ?? [])
+    }
+
+    /// The devices `principal` may list (`deviceScopes(visibleTo:)`).
     func visibleDevices(to principal: StaffPrincipal) throws -> [DeviceRecord] {
         let devices = try storage.devices()
-        guard let own = principal.session else { return devices }
-        let series = try storage.session(id: own)?.seriesId
-        return devices.filter { device in device.scope == .session(own) || series.map { device.scope == .series($0) } == true }
+        guard let scopes = try deviceScopes(visibleTo: principal) else { return devices }
+        return devices.filter { scopes.contains($0.scope) }
     }
 }

@@ -67,4 +67,19 @@ import Testing
         #expect(try harness.post("/console/devices/\(phone.id)/revoke", []).status == 303)
         #expect(try harness.storage.device(id: phone.id)?.isRevoked == true)
     }
+
+    /// A row's action cell stays a table cell: it is `td.row-actions`, and `.actions` (a flex row of buttons)
+    /// applies to paragraphs and divisions only, never to a cell (it once misaligned the Revoke cell).
+    @Test func aRowsActionCellIsACell() throws {
+        let harness = try PagesHarness()
+        _ = try harness.enroll(.session("keynote"), name: "Ada's phone")
+        _ = try harness.server.deviceCode(.session("keynote"))
+        for path in ["/console/devices", "/console/companion", "/console/staff-tokens"] {
+            let page = try harness.get(path).text
+            #expect(page.contains(#"<td class="row-actions">"#) && !page.contains(#"<td class="actions""#), "\(path)")
+        }
+        let css = StyleSheet.text
+        #expect(css.contains("p.actions, div.actions { display: flex;"))
+        #expect(css.range(of: #"(^|[\s,}])\.actions\s*\{"#, options: .regularExpression) == nil, "a bare .actions rule reaches table cells")
+    }
 }

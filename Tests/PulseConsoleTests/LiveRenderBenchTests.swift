@@ -18,7 +18,7 @@ import Testing
         var html: [UInt8] = []
         for _ in 0..<11 {
             let start = DispatchTime.now().uptimeNanoseconds
-            html = LivePage.view(session: "keynote", rows: Array(rows.prefix(LivePage.maxRows)), total: rows.count, streams: 9_000, window: 60, now: 1_764_770_060)
+            html = LivePage.view(session: "keynote", title: "Keynote", rows: Array(rows.prefix(LivePage.maxRows)), total: rows.count, streams: 9_000, window: 60, now: 1_764_770_060)
                 .content.render()
             times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
         }

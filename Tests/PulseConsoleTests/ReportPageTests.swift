@@ -2,6 +2,7 @@ import Foundation
 import PulseCore
 import PulseServerStorage
 import Testing
+@testable import PulseConsole
 
 /// The report: four charts with their tables, hostile strings as text in the page and guarded in the CSV.
 @Suite struct ReportPageTests {
@@ -54,5 +55,37 @@ import Testing
         #expect(!again.contains("state ended"))
         _ = try harness.storage.updateSession(id: "keynote", SessionUpdate(state: .ended), at: 2_000_000_000, audit: [])
         #expect(try harness.get("/console/sessions/keynote/report").text.contains("2 samples, state ended"))
+    }
+
+    /// While the session is live, samples arrive all the time: the report is kept for a few seconds even so,
+    /// and says when it was made; once the session ends a new sample shows at once.
+    @Test func aLiveSessionsReportIsKeptForAFewSecondsAndSaysWhenItWasMade() throws {
+        let harness = try PagesHarness()
+        _ = try harness.storage.updateSession(id: "keynote", SessionUpdate(state: .live), at: 1_000_000_000, audit: [])
+        let phone = try harness.enroll(.session("keynote"), name: "Phone")
+        #expect(try harness.diag(phone, session: "keynote", build: "2.0.0", rtt: 40) == 204)
+        let first = try harness.get("/console/sessions/keynote/report").text
+        #expect(first.contains("1 devices, 1 samples, state live") && first.contains("As of <time datetime=\"") && first.contains("The session is live"))
+        #expect(try harness.diag(phone, session: "keynote", build: "2.0.1", rtt: 50) == 204)
+        #expect(try harness.get("/console/sessions/keynote/report").text == first)
+        _ = try harness.storage.updateSession(id: "keynote", SessionUpdate(state: .ended), at: 2_000_000_000, audit: [])
+        let ended = try harness.get("/console/sessions/keynote/report").text
+        #expect(ended.contains("1 devices, 2 samples, state ended") && !ended.contains("The session is live"))
+    }
+
+    /// The cache's rule: the same key always; a newer sample stamp only for a live session, the same change
+    /// sequence, within `liveSeconds`.
+    @Test func theReportCacheKeepsALiveReportForLiveSeconds() {
+        let cache = ReportCache(liveSeconds: 5)
+        let view = PageView(title: "Report") { "kept" }
+        let key = ReportCache.Key(stamp: SampleStamp(count: 1, newest: 10), changeSequence: 3)
+        let newer = ReportCache.Key(stamp: SampleStamp(count: 2, newest: 11), changeSequence: 3)
+        cache.keep(view, session: "keynote", key: key, now: 100)
+        #expect(cache.view(session: "keynote", key: key, live: false, now: 10_000) != nil)
+        #expect(cache.view(session: "keynote", key: newer, live: true, now: 104.9) != nil)
+        #expect(cache.view(session: "keynote", key: newer, live: true, now: 105) == nil)
+        #expect(cache.view(session: "keynote", key: newer, live: false, now: 101) == nil)
+        #expect(cache.view(session: "keynote", key: ReportCache.Key(stamp: newer.stamp, changeSequence: 4), live: true, now: 101) == nil)
+        #expect(cache.view(session: "other", key: key, live: true, now: 101) == nil)
     }
 }

@@ -48,25 +48,43 @@ import Testing
         #expect(referer.status != 403)
     }
 
-    /// Every console answer carries the headers, pages `no-store`, and no page has inline script or style.
+    /// Every console answer carries the headers, pages `no-store`, and no page has inline script or style:
+    /// every page of the console, with a device (named as an attacker would) on the lists, a live view, a
+    /// report, a revoke confirmation and the answers that show a minted secret once.
     @Test func everyPageHasTheSecurityHeadersAndNoInlineScriptOrStyle() throws {
-        let harness = try ConsoleHarness()
-        let (cookie, _) = try harness.admin()
-        let pages: [(String, String?)] = [
-            ("/console/sign-in", nil), ("/console/present", nil), ("/console/sessions", cookie), ("/console/sessions/keynote", cookie),
-            ("/console/sessions/nope", cookie), ("/console/nothing-here", cookie), ("/console/sessions", nil), ("/console", cookie),
-            ("/console/assets/0000.js", nil),
+        let harness = try PagesHarness()
+        let phone = try harness.enroll(.session("keynote"), name: PagesHarness.hostileName)
+        #expect(try harness.diag(phone, session: "keynote", build: PagesHarness.hostileBuild, rtt: 30) == 204)
+        let signedIn = [
+            "/console/sessions", "/console/sessions/keynote", "/console/sessions/nope", "/console/nothing-here", "/console",
+            "/console/companion", "/console/staff-tokens", "/console/devices", "/console/devices?q=img", "/console/devices/\(phone.id)/revoke",
+            "/console/live", "/console/sessions/keynote/live", "/console/sessions/keynote/report", "/console/sessions/keynote/report/csv",
+            "/console/audit",
         ]
-        for (path, cookie) in pages {
-            let response = try harness.get(path, cookie: cookie)
+        var answers: [(String, RawHTTPResponse)] = try signedIn.map { ($0, try harness.get($0)) }
+        for path in ["/console/sign-in", "/console/present", "/console/enroll", "/console/sessions", "/console/assets/0000.js"] {
+            answers.append((path + " (signed out)", try harness.client().request("GET", path)))
+        }
+        answers.append(("minted device code", try harness.post("/console/companion", [("do", "code"), ("scope", "session:keynote"), ("expires", "3600")])))
+        answers.append(("minted attendee link", try harness.post("/console/companion", [("do", "link"), ("series", "devconf-2026"), ("expires", "3600")])))
+        answers.append(("minted presenter token", try harness.post(
+            "/console/staff-tokens", [("do", "mint"), ("role", "presenter"), ("session", "keynote"), ("expires", "43200")])))
+        answers.append(("a refused form", try harness.post("/console/staff-tokens", [("do", "mint"), ("role", "presenter"), ("expires", "43200")])))
+        for (path, response) in answers {
+            #expect(response.status < 500, "\(path): \(response.status)")
             #expect(response.header("content-security-policy") == Self.csp, "\(path)")
             #expect(response.header("x-content-type-options") == "nosniff", "\(path)")
             #expect(response.header("referrer-policy") == "no-referrer", "\(path)")
             #expect(response.header("cache-control") == "no-store", "\(path)")
+            guard !path.hasSuffix("/csv") else { continue }  // text/csv: the device's strings as the text they are
             let html = response.text
             #expect(!html.contains("<style"), "\(path)")
             #expect(!html.contains(" style="), "\(path)")
-            #expect(html.range(of: #"<[^>]*\son[a-z]+\s*="#, options: .regularExpression) == nil, "\(path): an event handler attribute")
+            // Attribute values are always double-quoted, with quotes inside escaped: a device's name in an
+            // aria-label is a value, not an attribute, so values are left out of the search for handlers.
+            let tags = html.replacingOccurrences(of: #""[^"]*""#, with: #""""#, options: .regularExpression)
+            #expect(tags.range(of: #"<[^>]*\son[a-z]+\s*="#, options: .regularExpression) == nil, "\(path): an event handler attribute")
+            #expect(!html.contains(PagesHarness.hostileName) && !html.contains("<script>alert"), "\(path): markup of a device")
             // Every <script> is an external, hashed one.
             for part in html.components(separatedBy: "<script").dropFirst() {
                 #expect(part.hasPrefix(#" src="/console/assets/"#), "\(path): \(part.prefix(60))")
@@ -74,6 +92,7 @@ import Testing
                 #expect(part.components(separatedBy: "></script>")[0].contains(">") == false, "\(path): inline code")
             }
         }
+        #expect(answers.filter { $0.1.status == 200 }.count >= 18)
     }
 
     @Test func theAssetsAreNamedByTheHashOfTheirBytesAndImmutable() throws {

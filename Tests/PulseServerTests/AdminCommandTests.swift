@@ -256,6 +256,26 @@ import Testing
         #expect(rows.filter { $0["kind"] == "staff-token" }.count == 2 && rows.contains { $0["role"] == "admin" && $0["session"] == nil })
     }
 
+    /// A presenter's token comes with its presenter link (the token alone stays on standard output): the path,
+    /// or the whole URL with --public-url; other roles get none.
+    @Test func aPresenterTokenPrintsItsPresenterLink() throws {
+        let (package, data) = try Self.seeded()
+        defer { withExtendedLifetime(package) {} }
+        let path = CLI.run(["admin", "staff-token", "create", "--data", data, "--role", "presenter", "--session", "talk"])
+        let token = try #require(path.out.first)
+        #expect(path.code == 0 && path.out.count == 1)
+        #expect(path.err.contains("presenter link (shown once): /console/present#" + token), "\(path.text)")
+        let whole = CLI.run([
+            "admin", "staff-token", "create", "--data", data, "--role", "presenter", "--session", "talk", "--public-url", "https://sync.example.org/pulse",
+        ])
+        let second = try #require(whole.out.first)
+        #expect(whole.err.contains("presenter link (shown once): https://sync.example.org/pulse/console/present#" + second), "\(whole.text)")
+        let moderator = CLI.run(["admin", "staff-token", "create", "--data", data, "--role", "moderator", "--public-url", "https://sync.example.org"])
+        #expect(moderator.code == 0 && !moderator.text.contains("presenter link"))
+        let bad = CLI.run(["admin", "staff-token", "create", "--data", data, "--role", "presenter", "--session", "talk", "--public-url", "pulse://x"])
+        #expect(bad.code == 64 && bad.out.isEmpty)
+    }
+
     @Test func everyCommandHasHelp() {
         for path in [
             ["import"], ["admin"], ["admin", "device-code", "create"], ["admin", "registration-token", "create"], ["admin", "staff-token", "create"],

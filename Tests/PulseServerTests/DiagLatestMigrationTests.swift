@@ -40,11 +40,12 @@ import Testing
         let folder = try TestFolder()
         let path = folder.url.appendingPathComponent("server.sqlite").path
         let posted = try Self.post(try SQLiteStorage(path: path))
-        // Back to version 7, as a database written before this version would be (version 9, answer_keys.ttl, undone too).
+        // Back to version 7, as a database written before this version would be (versions 9, answer_keys.ttl, and
+        // 10, the enrollment buckets, undone too).
         let old = try Database(path: path)
         try old.execute("""
             DROP TRIGGER diag_latest_keep; DROP TABLE diag_latest; ALTER TABLE answer_keys DROP COLUMN ttl;
-            DELETE FROM schema_version WHERE version >= 8
+            DROP TABLE enrollment_buckets; DELETE FROM schema_version WHERE version >= 8
             """)
         let storage = try SQLiteStorage(path: path)
         #expect(try old.scalarInteger("SELECT count(*) FROM diag_latest") == 2)
@@ -59,6 +60,7 @@ import Testing
         _ = try old.query("DROP FUNCTION pulse_diag_latest()")
         _ = try old.query("DROP TABLE diag_latest")
         _ = try old.query("ALTER TABLE answer_keys DROP COLUMN ttl")  // version 8, undone too
+        _ = try old.query("DROP TABLE enrollment_buckets")  // version 9, undone too
         _ = try old.query("DELETE FROM schema_version WHERE version >= 7")
         let storage = try PostgresStorage(configuration: database.configuration)
         #expect(storage.schemaVersions.found == 6 && storage.schemaVersions.now == PostgresSchema.migrations.count)

@@ -202,7 +202,7 @@ extension MultiInstanceTests {
     /// the device enrolled under version 1 fetches its keys through every instance, and an enrollment asked
     /// again (what version 2 adds) gets the device it made.
     ///
-    /// The version 1 database is this program's, taken back to version 1 (version 7's diag_latest dropped, version 6's answer
+    /// The version 1 database is this program's, taken back to version 1 (version 8's enrollment buckets dropped, version 7's diag_latest dropped, version 6's answer
     /// keys and series generation dropped, version 5's staff role columns and
     /// their checks dropped, version 4's audit table dropped,
     /// version 3's columns, index and
@@ -224,6 +224,7 @@ extension MultiInstanceTests {
         }
         let db = try PostgresConnection(database.configuration)
         try db.execute("""
+            DROP TABLE enrollment_buckets;
             DROP TRIGGER diag_latest_keep ON diag_samples;
             DROP FUNCTION pulse_diag_latest();
             DROP TABLE diag_latest;

@@ -147,7 +147,8 @@ import Testing
     }
 
     /// The console's devices page: a page of the newest enrolments, a search over name, platform, id and scope,
-    /// and the count of all that match; a search is a substring, never a pattern.
+    /// and the count of all that match; a search is a substring, never a pattern; a scoped staff token's
+    /// scopes narrow it.
     @Test(arguments: StorageBackend.all)
     func devicesComeInPagesNewestFirstAndBySearch(_ backend: StorageBackend) throws {
         let storage = try backend.make().storage
@@ -156,18 +157,27 @@ import Testing
         for n in 1...5 {
             let new = StorageSuiteEnrollTests.device(n)
             let named = NewDevice(id: new.id, publicKey: new.publicKey, platform: n == 5 ? "Android" : "ios", name: n == 3 ? "Ada's 100%_phone" : "Phone \(n)")
-            devices.append(try #require(try storage.enroll(credentialHash: try StorageSuiteEnrollTests.code(storage), device: named, at: 1000 + Int64(n))))
+            let scope: DeviceScope = n == 4 ? .series("conf") : .session("talk")
+            devices.append(try #require(try storage.enroll(credentialHash: try StorageSuiteEnrollTests.code(storage, scope: scope), device: named, at: 1000 + Int64(n))))
         }
-        let all = try storage.devices(matching: "", offset: 0, limit: 2)
+        let all = try storage.devices(matching: "", scopes: nil, offset: 0, limit: 2)
         #expect(all.total == 5 && all.devices.map(\.id) == [devices[4].id, devices[3].id])
-        #expect(try storage.devices(matching: "", offset: 4, limit: 2).devices.map(\.id) == [devices[0].id])
-        #expect(try storage.devices(matching: "", offset: 9, limit: 2) == ([], 5))
-        #expect(try storage.devices(matching: "android", offset: 0, limit: 10).devices.map(\.id) == [devices[4].id])
-        #expect(try storage.devices(matching: "ada's", offset: 0, limit: 10).devices.map(\.id) == [devices[2].id])
-        #expect(try storage.devices(matching: "%_", offset: 0, limit: 10).devices.map(\.id) == [devices[2].id])
-        #expect(try storage.devices(matching: "talk", offset: 0, limit: 10).total == 5)  // the scope's id
-        #expect(try storage.devices(matching: String(devices[1].id.suffix(6)), offset: 0, limit: 10).devices.map(\.id) == [devices[1].id])
-        #expect(try storage.devices(matching: "nobody", offset: 0, limit: 10) == ([], 0))
+        #expect(try storage.devices(matching: "", scopes: nil, offset: 4, limit: 2).devices.map(\.id) == [devices[0].id])
+        #expect(try storage.devices(matching: "", scopes: nil, offset: 9, limit: 2) == ([], 5))
+        #expect(try storage.devices(matching: "android", scopes: nil, offset: 0, limit: 10).devices.map(\.id) == [devices[4].id])
+        #expect(try storage.devices(matching: "ada's", scopes: nil, offset: 0, limit: 10).devices.map(\.id) == [devices[2].id])
+        #expect(try storage.devices(matching: "%_", scopes: nil, offset: 0, limit: 10).devices.map(\.id) == [devices[2].id])
+        #expect(try storage.devices(matching: "talk", scopes: nil, offset: 0, limit: 10).total == 4)  // the scope's id
+        #expect(try storage.devices(matching: String(devices[1].id.suffix(6)), scopes: nil, offset: 0, limit: 10).devices.map(\.id) == [devices[1].id])
+        #expect(try storage.devices(matching: "nobody", scopes: nil, offset: 0, limit: 10) == ([], 0))
+        // A moderator of one session: its own devices and its series', never another's.
+        #expect(try storage.devices(matching: "", scopes: [.series("conf")], offset: 0, limit: 10) == ([devices[3]], 1))
+        let talk = try storage.devices(matching: "", scopes: [.session("talk")], offset: 0, limit: 2)
+        #expect(talk.total == 4 && talk.devices.map(\.id) == [devices[4].id, devices[2].id])
+        #expect(try storage.devices(matching: "phone 4", scopes: [.session("talk")], offset: 0, limit: 10) == ([], 0))
+        #expect(try storage.devices(matching: "", scopes: [.session("talk"), .series("conf")], offset: 0, limit: 10).total == 5)
+        #expect(try storage.devices(matching: "", scopes: [.session("other"), .series("talk")], offset: 0, limit: 10) == ([], 0))
+        #expect(try storage.devices(matching: "", scopes: [], offset: 0, limit: 10) == ([], 0))
         #expect(Set(try storage.devices(ids: [devices[0].id, devices[3].id, "unknown"]).map(\.id)) == [devices[0].id, devices[3].id])
         #expect(try storage.devices(ids: []).isEmpty)
     }

@@ -47,6 +47,52 @@ import Testing
         #expect(try storage.recentEnrollments(since: 5000) == [:])
     }
 
+    /// The console's lists: a page of the credentials of some kinds, newest first, and how many there are.
+    @Test(arguments: StorageBackend.all)
+    func credentialsOfSomeKindsComeInPagesNewestFirst(_ backend: StorageBackend) throws {
+        let storage = try backend.make().storage
+        try TestContent.seed(storage, "talk")
+        var made: [(CredentialKind, String)] = []
+        for (n, kind) in [CredentialKind.deviceCode, .registrationToken, .staffToken, .deviceCode, .staffToken].enumerated() {
+            let hash = CredentialSecret.hash(try CredentialSecret.newToken())!
+            try storage.addCredential(NewCredential(
+                hash: hash, kind: kind, scope: kind == .staffToken ? nil : .series("conf"), createdAt: 1000 + Int64(n),
+                staffRole: kind == .staffToken ? .admin : nil))
+            made.append((kind, CredentialSecret.listingId(hash: hash)))
+        }
+        let enrolling = try storage.credentials(kinds: [.deviceCode, .registrationToken], offset: 0, limit: 2)
+        #expect(enrolling.total == 3 && enrolling.credentials.map(\.id) == [made[3].1, made[1].1])
+        #expect(try storage.credentials(kinds: [.deviceCode, .registrationToken], offset: 2, limit: 2).credentials.map(\.id) == [made[0].1])
+        let staff = try storage.credentials(kinds: [.staffToken], offset: 0, limit: 10)
+        #expect(staff.total == 2 && staff.credentials.map(\.id) == [made[4].1, made[2].1] && staff.credentials.allSatisfy { $0.staffRole == .admin })
+        #expect(try storage.credentials(kinds: [], offset: 0, limit: 10).total == 0)
+    }
+
+    /// The counts behind "enrolled in the last minute" are 10-second buckets written with each enrollment:
+    /// `since` counts from the start of its bucket, an enrollment that failed counts nothing, and buckets older
+    /// than `EnrollmentBuckets.kept` are pruned by the next enrollment.
+    @Test(arguments: StorageBackend.all)
+    func recentEnrollmentsAreTenSecondBucketsKeptTenMinutes(_ backend: StorageBackend) throws {
+        let storage = try backend.make().storage
+        try TestContent.seed(storage, "talk")
+        let busy = try Self.token(storage)
+        let id = CredentialSecret.listingId(hash: busy)
+        for (n, at) in [(0, 1000), (1, 1005), (2, 1012)] {
+            _ = try #require(try storage.enroll(credentialHash: busy, device: StorageSuiteEnrollTests.device(n), at: Int64(at)))
+        }
+        #expect(try storage.recentEnrollments(since: 1009) == [id: 3])
+        #expect(try storage.recentEnrollments(since: 1010) == [id: 1])
+        // A taken device id: no device, no count.
+        var taken = StorageSuiteEnrollTests.device(9)
+        taken.id = StorageSuiteEnrollTests.device(0).id
+        #expect(try storage.enroll(credentialHash: busy, device: taken, at: 1013) == nil)
+        #expect(try storage.recentEnrollments(since: 0) == [id: 3])
+        // Ten minutes on: the bucket of 1000 goes, that of 1010 stays.
+        _ = try #require(try storage.enroll(credentialHash: busy, device: StorageSuiteEnrollTests.device(3), at: 1000 + EnrollmentBuckets.kept + 15))
+        #expect(try storage.recentEnrollments(since: 0) == [id: 2])
+        #expect(try storage.credentials().first { $0.id == id }?.devicesEnrolled == 4)
+    }
+
     @Test(arguments: StorageBackend.all)
     func revokingWithDevicesCutsEveryDeviceTheTokenEnrolled(_ backend: StorageBackend) throws {
         let instance = try backend.make()

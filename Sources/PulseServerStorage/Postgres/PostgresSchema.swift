@@ -360,11 +360,67 @@ enum PostgresSchema {
             -- signed before this column existed was signed with a TTL nobody recorded: the longest serve accepts.
             ALTER TABLE answer_keys ADD COLUMN ttl bigint NOT NULL DEFAULT 86400 CHECK (ttl >= 0);
             """),
+        PostgresMigration(version: 9, sql: """
+            -- How many devices each credential enrolled in each 10-second bucket (its start, Unix seconds), written
+            -- by pulse_enroll in the enroll's own statement and pruned there to the last 10 minutes: the listings'
+            -- "enrolled in the last minute" adds up at most 7 rows per credential instead of grouping the devices of
+            -- the whole enrollment wave (Scripts/bench/console). Filled from the devices enrolled in the last 10
+            -- minutes; no change notification (no cache holds it); `migrate` does not move it (a count of minutes).
+            CREATE TABLE enrollment_buckets (
+                listing_id text NOT NULL,
+                bucket bigint NOT NULL,
+                devices bigint NOT NULL CHECK (devices >= 1),
+                PRIMARY KEY (listing_id, bucket)
+            );
+            INSERT INTO enrollment_buckets (listing_id, bucket, devices)
+                SELECT c.listing_id, d.enrolled_at / 10 * 10, count(*) FROM devices d JOIN credentials c ON c.hash = d.credential_hash
+                WHERE d.enrolled_at >= extract(epoch FROM now())::bigint - 600
+                GROUP BY c.listing_id, d.enrolled_at / 10 * 10;
+            -- Version 2's pulse_enroll, with the bucket's count in the same statement as the device (a taken device
+            -- id fails the whole call: nothing is counted) and the prune after it.
+            CREATE OR REPLACE FUNCTION pulse_enroll(p_now bigint, p_hash bytea, p_id text, p_key bytea, p_platform text, p_name text)
+            RETURNS TABLE (device_id text, device_platform text, device_name text, device_scope_kind text, device_scope_id text,
+                           device_listing_id text, device_enrolled_at bigint)
+            LANGUAGE plpgsql AS $$
+            BEGIN
+                PERFORM 1 FROM credentials c WHERE c.hash = p_hash FOR UPDATE;
+                RETURN QUERY
+                    SELECT d.id, d.platform, d.name, d.scope_kind, d.scope_id, c.listing_id, d.enrolled_at
+                    FROM devices d JOIN credentials c ON c.hash = d.credential_hash
+                    WHERE d.credential_hash = p_hash AND d.public_key = p_key AND d.revoked_at IS NULL
+                        AND c.revoked_at IS NULL AND (c.expires_at IS NULL OR c.expires_at > p_now)
+                    ORDER BY d.enrolled_at, d.id LIMIT 1;
+                IF FOUND THEN RETURN; END IF;
+                RETURN QUERY
+                    WITH consumed AS (
+                        UPDATE credentials c SET devices_enrolled = c.devices_enrolled + 1,
+                            used_at = CASE WHEN c.kind = 'device-code' THEN p_now ELSE c.used_at END
+                        WHERE c.hash = p_hash AND c.revoked_at IS NULL AND (c.expires_at IS NULL OR c.expires_at > p_now)
+                            AND ((c.kind = 'device-code' AND c.devices_enrolled = 0)
+                              OR (c.kind = 'registration-token' AND (c.max_devices IS NULL OR c.devices_enrolled < c.max_devices)))
+                        RETURNING c.scope_kind, c.scope_id, c.listing_id, c.hash
+                    ), enrolled AS (
+                        INSERT INTO devices (id, public_key, platform, name, scope_kind, scope_id, credential_hash, enrolled_at)
+                        SELECT p_id, p_key, p_platform, p_name, consumed.scope_kind, consumed.scope_id, consumed.hash, p_now FROM consumed
+                        RETURNING devices.id
+                    ), counted AS (
+                        INSERT INTO enrollment_buckets (listing_id, bucket, devices)
+                        SELECT consumed.listing_id, p_now / 10 * 10, 1 FROM consumed, enrolled
+                        ON CONFLICT (listing_id, bucket) DO UPDATE SET devices = enrollment_buckets.devices + 1
+                        RETURNING enrollment_buckets.listing_id
+                    )
+                    SELECT p_id, p_platform, p_name, consumed.scope_kind, consumed.scope_id, consumed.listing_id, p_now
+                    FROM consumed, enrolled;
+                IF FOUND THEN
+                    DELETE FROM enrollment_buckets WHERE bucket < p_now / 10 * 10 - 600;
+                END IF;
+            END $$;
+            """),
     ]
 
     /// Every table, parents before children (the order `migrate` fills them in).
     static let tables = [
         "credentials", "devices", "sessions", "venue_networks", "key_tables", "series", "series_sessions", "session_changes",
-        "replay_keys", "diag_samples", "diag_latest", "rate_buckets", "certificate_keys", "audit", "answer_keys",
+        "replay_keys", "diag_samples", "diag_latest", "rate_buckets", "certificate_keys", "audit", "answer_keys", "enrollment_buckets",
     ]
 }

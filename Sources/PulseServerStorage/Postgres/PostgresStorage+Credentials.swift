@@ -58,31 +58,45 @@ extension PostgresStorage {
         return revocation
     }
 
+    static let credentialColumns = """
+        SELECT listing_id, kind, scope_kind, scope_id, max_devices, devices_enrolled, created_at, expires_at, used_at, revoked_at,
+            enroll_rate, enroll_burst, max_streams, staff_role, staff_session
+        FROM credentials
+        """
+
+    static func credential(_ row: PostgresRow) throws -> CredentialRecord {
+        CredentialRecord(
+            id: try row.string(0), kind: CredentialKind(rawValue: try row.string(1)) ?? .staffToken,
+            scope: try row.optionalString(2).flatMap { DeviceScope(kind: $0, id: try row.string(3)) },
+            maxDevices: try row.optionalInt(4), devicesEnrolled: try row.int(5),
+            limits: TokenLimits(enrollRate: try row.optionalInt(10), enrollBurst: try row.optionalInt(11), maxStreams: try row.optionalInt(12)),
+            createdAt: try row.int64(6), expiresAt: try row.optionalInt64(7), usedAt: try row.optionalInt64(8),
+            revokedAt: try row.optionalInt64(9), staffRole: try row.optionalString(13).flatMap(StaffRole.init(rawValue:)),
+            staffSession: try row.optionalString(14))
+    }
+
     public func credentials() throws -> [CredentialRecord] {
-        try read { db in
-            try db.query("""
-                SELECT listing_id, kind, scope_kind, scope_id, max_devices, devices_enrolled, created_at, expires_at, used_at, revoked_at,
-                    enroll_rate, enroll_burst, max_streams, staff_role, staff_session
-                FROM credentials ORDER BY created_at DESC, listing_id COLLATE "C"
-                """).rows.map { row in
-                    CredentialRecord(
-                        id: try row.string(0), kind: CredentialKind(rawValue: try row.string(1)) ?? .staffToken,
-                        scope: try row.optionalString(2).flatMap { DeviceScope(kind: $0, id: try row.string(3)) },
-                        maxDevices: try row.optionalInt(4), devicesEnrolled: try row.int(5),
-                        limits: TokenLimits(enrollRate: try row.optionalInt(10), enrollBurst: try row.optionalInt(11), maxStreams: try row.optionalInt(12)),
-                        createdAt: try row.int64(6), expiresAt: try row.optionalInt64(7), usedAt: try row.optionalInt64(8),
-                        revokedAt: try row.optionalInt64(9), staffRole: try row.optionalString(13).flatMap(StaffRole.init(rawValue:)),
-                        staffSession: try row.optionalString(14))
-                }
+        try read { db in try db.query(Self.credentialColumns + " ORDER BY created_at DESC, listing_id COLLATE \"C\"").rows.map(Self.credential) }
+    }
+
+    public func credentials(kinds: [CredentialKind], offset: Int, limit: Int) throws -> (credentials: [CredentialRecord], total: Int) {
+        let filter = " WHERE kind IN (SELECT jsonb_array_elements_text($1::jsonb))"
+        let list = PostgresValue.text(IdList.json(kinds.map(\.rawValue)))
+        return try read { db in
+            let total = try db.query("SELECT count(*) FROM credentials" + filter, [list]).first?.int64(0) ?? 0
+            let page = try db.query(
+                Self.credentialColumns + filter + " ORDER BY created_at DESC, listing_id COLLATE \"C\" LIMIT $2 OFFSET $3",
+                [list, .integer(Int64(max(0, limit))), .integer(Int64(max(0, offset)))]
+            ).rows.map(Self.credential)
+            return (page, Int(clamping: total))
         }
     }
 
     public func recentEnrollments(since: Int64) throws -> [String: Int] {
         try read { db in
-            let rows = try db.query("""
-                SELECT c.listing_id, count(*) FROM devices d JOIN credentials c ON c.hash = d.credential_hash
-                WHERE d.enrolled_at >= $1 GROUP BY c.listing_id
-                """, [.integer(since)]).rows.map { row in (try row.string(0), try row.int(1)) }
+            let rows = try db.query(
+                "SELECT listing_id, sum(devices)::bigint FROM enrollment_buckets WHERE bucket >= $1 GROUP BY listing_id", [.integer(EnrollmentBuckets.start(since))]
+            ).rows.map { row in (try row.string(0), try row.int(1)) }
             return Dictionary(rows, uniquingKeysWith: +)
         }
     }

@@ -55,16 +55,19 @@ extension PostgresStorage {
         }
     }
 
-    public func devices(matching search: String, offset: Int, limit: Int) throws -> (devices: [DeviceRecord], total: Int) {
+    public func devices(matching search: String, scopes: [DeviceScope]?, offset: Int, limit: Int) throws -> (devices: [DeviceRecord], total: Int) {
+        // The scopes go in as one JSON array of `kind:id` (a kind has no colon), or NULL for any.
         let filter = """
-             WHERE $1 = '' OR strpos(lower(d.name), $1) > 0 OR strpos(lower(d.platform), $1) > 0 OR strpos(d.id, $1) > 0
-                OR strpos(lower(d.scope_id), $1) > 0
+             WHERE ($1 = '' OR strpos(lower(d.name), $1) > 0 OR strpos(lower(d.platform), $1) > 0 OR strpos(d.id, $1) > 0
+                OR strpos(lower(d.scope_id), $1) > 0)
+               AND ($2::jsonb IS NULL OR d.scope_kind || ':' || d.scope_id IN (SELECT jsonb_array_elements_text($2::jsonb)))
             """
+        let scopeList: PostgresValue = scopes.map { .text(IdList.json($0.map { $0.kind + ":" + $0.id })) } ?? .null
         return try read { db in
-            let total = try db.query("SELECT count(*) FROM devices d" + filter, [.text(search)]).first?.int64(0) ?? 0
+            let total = try db.query("SELECT count(*) FROM devices d" + filter, [.text(search), scopeList]).first?.int64(0) ?? 0
             let page = try db.query(
-                Self.deviceColumns + filter + " ORDER BY d.enrolled_at DESC, d.id COLLATE \"C\" LIMIT $2 OFFSET $3",
-                [.text(search), .integer(Int64(max(0, limit))), .integer(Int64(max(0, offset)))]
+                Self.deviceColumns + filter + " ORDER BY d.enrolled_at DESC, d.id COLLATE \"C\" LIMIT $3 OFFSET $4",
+                [.text(search), scopeList, .integer(Int64(max(0, limit))), .integer(Int64(max(0, offset)))]
             ).rows.map(Self.device)
             return (page, Int(clamping: total))
         }

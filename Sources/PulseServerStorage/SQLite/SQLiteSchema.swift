@@ -222,5 +222,21 @@ enum SQLiteSchema {
             -- signed before this column existed was signed with a TTL nobody recorded: the longest serve accepts.
             ALTER TABLE answer_keys ADD COLUMN ttl INTEGER NOT NULL DEFAULT 86400 CHECK (ttl >= 0);
             """),
+        Migration(version: 10, sql: """
+            -- How many devices each credential enrolled in each 10-second bucket (its start, Unix seconds), written
+            -- in the enroll's own transaction and pruned there to the last 10 minutes: the listings' "enrolled in
+            -- the last minute" adds up at most 7 rows per credential instead of grouping the devices of the whole
+            -- enrollment wave (Scripts/bench/console). Filled from the devices enrolled in the last 10 minutes.
+            CREATE TABLE enrollment_buckets (
+                listing_id TEXT NOT NULL,
+                bucket INTEGER NOT NULL,
+                devices INTEGER NOT NULL CHECK (devices >= 1),
+                PRIMARY KEY (listing_id, bucket)
+            ) WITHOUT ROWID;
+            INSERT INTO enrollment_buckets (listing_id, bucket, devices)
+                SELECT c.listing_id, d.enrolled_at / 10 * 10, count(*) FROM devices d JOIN credentials c ON c.hash = d.credential_hash
+                WHERE d.enrolled_at >= CAST(strftime('%s', 'now') AS INTEGER) - 600
+                GROUP BY c.listing_id, d.enrolled_at / 10 * 10;
+            """),
     ]
 }

@@ -50,31 +50,42 @@ extension SQLiteStorage {
         return revocation
     }
 
+    static let credentialColumns = """
+        SELECT listing_id, kind, scope_kind, scope_id, max_devices, devices_enrolled, created_at, expires_at, used_at, revoked_at,
+            enroll_rate, enroll_burst, max_streams, staff_role, staff_session
+        FROM credentials
+        """
+
+    static func credential(_ row: Statement) -> CredentialRecord {
+        CredentialRecord(
+            id: row.string(0), kind: CredentialKind(rawValue: row.string(1)) ?? .staffToken,
+            scope: row.optionalString(2).flatMap { DeviceScope(kind: $0, id: row.string(3)) },
+            maxDevices: row.optionalInt(4), devicesEnrolled: row.int(5),
+            limits: TokenLimits(enrollRate: row.optionalInt(10), enrollBurst: row.optionalInt(11), maxStreams: row.optionalInt(12)),
+            createdAt: row.int64(6), expiresAt: row.isNull(7) ? nil : row.int64(7), usedAt: row.isNull(8) ? nil : row.int64(8),
+            revokedAt: row.isNull(9) ? nil : row.int64(9), staffRole: row.optionalString(13).flatMap(StaffRole.init(rawValue:)),
+            staffSession: row.optionalString(14))
+    }
+
     public func credentials() throws -> [CredentialRecord] {
-        try read { db in
-            try db.cached("""
-                SELECT listing_id, kind, scope_kind, scope_id, max_devices, devices_enrolled, created_at, expires_at, used_at, revoked_at,
-                    enroll_rate, enroll_burst, max_streams, staff_role, staff_session
-                FROM credentials ORDER BY created_at DESC, listing_id
-                """).rows { row in
-                    CredentialRecord(
-                        id: row.string(0), kind: CredentialKind(rawValue: row.string(1)) ?? .staffToken,
-                        scope: row.optionalString(2).flatMap { DeviceScope(kind: $0, id: row.string(3)) },
-                        maxDevices: row.optionalInt(4), devicesEnrolled: row.int(5),
-                        limits: TokenLimits(enrollRate: row.optionalInt(10), enrollBurst: row.optionalInt(11), maxStreams: row.optionalInt(12)),
-                        createdAt: row.int64(6), expiresAt: row.isNull(7) ? nil : row.int64(7), usedAt: row.isNull(8) ? nil : row.int64(8),
-                        revokedAt: row.isNull(9) ? nil : row.int64(9), staffRole: row.optionalString(13).flatMap(StaffRole.init(rawValue:)),
-                        staffSession: row.optionalString(14))
-                }
+        try read { db in try db.cached(Self.credentialColumns + " ORDER BY created_at DESC, listing_id").rows([], Self.credential) }
+    }
+
+    public func credentials(kinds: [CredentialKind], offset: Int, limit: Int) throws -> (credentials: [CredentialRecord], total: Int) {
+        let filter = " WHERE kind IN (SELECT value FROM json_each(?1))"
+        let list = SQLiteValue.text(IdList.json(kinds.map(\.rawValue)))
+        return try read { db in
+            let total = try db.cached("SELECT count(*) FROM credentials" + filter).first([list]) { $0.int64(0) } ?? 0
+            let page = try db.cached(Self.credentialColumns + filter + " ORDER BY created_at DESC, listing_id LIMIT ?2 OFFSET ?3")
+                .rows([list, .int(max(0, limit)), .int(max(0, offset))], Self.credential)
+            return (page, Int(clamping: total))
         }
     }
 
     public func recentEnrollments(since: Int64) throws -> [String: Int] {
         try read { db in
-            let rows = try db.cached("""
-                SELECT c.listing_id, count(*) FROM devices d JOIN credentials c ON c.hash = d.credential_hash
-                WHERE d.enrolled_at >= ? GROUP BY c.listing_id
-                """).rows([.integer(since)]) { row in (row.string(0), row.int(1)) }
+            let rows = try db.cached("SELECT listing_id, sum(devices) FROM enrollment_buckets WHERE bucket >= ? GROUP BY listing_id")
+                .rows([.integer(EnrollmentBuckets.start(since))]) { row in (row.string(0), row.int(1)) }
             return Dictionary(rows, uniquingKeysWith: +)
         }
     }

@@ -35,6 +35,13 @@ extension SQLiteStorage {
                         .text(scope.kind), .text(scope.id), .blob(credentialHash), .integer(now),
                     ])
                 guard db.changes == 1 else { throw DeviceIdTaken() }
+                // The listings' "enrolled in the last minute": this bucket's count, older buckets pruned.
+                let bucket = EnrollmentBuckets.start(now)
+                try db.cached("""
+                    INSERT INTO enrollment_buckets (listing_id, bucket, devices) VALUES (?, ?, 1)
+                    ON CONFLICT (listing_id, bucket) DO UPDATE SET devices = devices + 1
+                    """).run([.text(listingId), .integer(bucket)])
+                try db.cached("DELETE FROM enrollment_buckets WHERE bucket < ?").run([.integer(bucket - EnrollmentBuckets.kept)])
                 try Self.bumpGeneration([], on: db)  // a new device: no cached record went stale
                 return DeviceRecord(
                     id: device.id, publicKey: device.publicKey, platform: device.platform, name: device.name, scope: scope,
@@ -73,17 +80,20 @@ extension SQLiteStorage {
         }
     }
 
-    public func devices(matching search: String, offset: Int, limit: Int) throws -> (devices: [DeviceRecord], total: Int) {
+    public func devices(matching search: String, scopes: [DeviceScope]?, offset: Int, limit: Int) throws -> (devices: [DeviceRecord], total: Int) {
         // lower() folds ASCII letters only: the console lowercases the search with Swift, so a search in
-        // another script still matches its own letters exactly.
+        // another script still matches its own letters exactly. The scopes go in as one JSON array of
+        // `kind:id` (a kind has no colon), or NULL for any.
         let filter = """
-             WHERE ?1 = '' OR instr(lower(d.name), ?1) > 0 OR instr(lower(d.platform), ?1) > 0 OR instr(d.id, ?1) > 0
-                OR instr(lower(d.scope_id), ?1) > 0
+             WHERE (?1 = '' OR instr(lower(d.name), ?1) > 0 OR instr(lower(d.platform), ?1) > 0 OR instr(d.id, ?1) > 0
+                OR instr(lower(d.scope_id), ?1) > 0)
+               AND (?2 IS NULL OR d.scope_kind || ':' || d.scope_id IN (SELECT value FROM json_each(?2)))
             """
+        let scopeList: SQLiteValue = scopes.map { .text(IdList.json($0.map { $0.kind + ":" + $0.id })) } ?? .null
         return try read { db in
-            let total = try db.cached("SELECT count(*) FROM devices d" + filter).first([.text(search)]) { $0.int64(0) } ?? 0
-            let page = try db.cached(Self.deviceColumns + filter + " ORDER BY d.enrolled_at DESC, d.id LIMIT ?2 OFFSET ?3")
-                .rows([.text(search), .int(max(0, limit)), .int(max(0, offset))], Self.device)
+            let total = try db.cached("SELECT count(*) FROM devices d" + filter).first([.text(search), scopeList]) { $0.int64(0) } ?? 0
+            let page = try db.cached(Self.deviceColumns + filter + " ORDER BY d.enrolled_at DESC, d.id LIMIT ?3 OFFSET ?4")
+                .rows([.text(search), scopeList, .int(max(0, limit)), .int(max(0, offset))], Self.device)
             return (page, Int(clamping: total))
         }
     }

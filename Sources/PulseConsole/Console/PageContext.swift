@@ -35,6 +35,25 @@ public struct PageContext: Sendable {
     /// The event's name for headers and titles (the series' titles).
     public var eventName: String { console.catalog.eventName(storage: storage) }
 
+    /// The forms of this session's pages (each with the hidden CSRF field): what a view is given.
+    public var forms: Forms { Forms(csrfToken: csrfToken) }
+
+    /// A `POST` form to `action` (a console path) with the hidden CSRF field, then `content` (`Forms.form`).
+    public func form(
+        action: String, id: String? = nil, class className: String? = nil, confirm: String? = nil, @NodeBuilder content: () -> NodeList
+    ) -> Node {
+        forms.form(action: action, id: id, class: className, confirm: confirm, content: content)
+    }
+
+    /// The query's fields (`?q=…&from=…`), bounded like a form body; empty when unreadable.
+    var query: FormFields { FormFields(body: Array(SyncAPI.split(request.target).query)) ?? FormFields() }
+}
+
+/// Writes the console's `POST` forms, each with the session's CSRF token in a hidden `csrf` field: the one
+/// way a view makes a form, so none goes without it.
+public struct Forms: Sendable {
+    let csrfToken: String
+
     /// A `POST` form to `action` (a console path) with the hidden CSRF field, then `content`. `confirm`: the
     /// question the script asks before it is sent (`data-confirm`); `id`, `class`: as on any element.
     public func form(

@@ -124,23 +124,3 @@ final class LiveFeed: Sendable {
         return Array("event: devices\ndata: ".utf8) + data.canonicalBytes + [0x0A, 0x0A]
     }
 }
-
-/// One row of "Devices in the room", as the page renders it and the stream sends it: name, platform, app
-/// build, online, RTT, effective type, last seen (a time, so it never goes stale on the page).
-struct LiveRow {
-    static let headers = ["Name", "Platform", "App build", "Online", "RTT", "Effective type", "Last seen"]
-    let cells: [String]
-
-    init(_ sample: DiagSample, name: String) {
-        let connection = sample.connection
-        let online: String = switch connection["online"] {
-        case .bool(true)?: "online"
-        case .bool(false)?: "offline"
-        default: "—"
-        }
-        let rtt = connection["rttMs"]?.intValue.map { "\($0) ms" } ?? "—"
-        let type = connection["effectiveType"]?.stringValue ?? "—"
-        let seen = String(TimeText.iso(sample.receivedAt).dropFirst(11).prefix(8)) + " UTC"
-        cells = [name, sample.platform, sample.build, online, rtt, type, seen]
-    }
-}

@@ -30,7 +30,7 @@ public final class Console: HTTPResponder {
     let actions: WorkQueue
     let pages: [ConsolePage]
     let feed: ClickerFeed
-    /// The live view's streams (LiveFeed.swift, the `pages` branch).
+    /// The live view's streams (Live/LiveFeed.swift).
     let liveFeed: LiveFeed
 
     /// The request headers the console reads (`HTTPServer.Configuration.requestHeaders` must hold them).

@@ -1,12 +1,15 @@
 import PulseCore
 import PulseHTML
-import PulseQR
 import PulseServerStorage
 import PulseStaffAPI
 
 /// `/console/companion`: "Companion app devices" (contract §1). Mints device codes and attendee links,
 /// shows each secret once (text and QR code of its enrollment link, docs/console.md), lists codes and links
-/// by id only, revokes them. Admins only.
+/// by id only, `pageSize` to a page, revokes them. Admins only.
+///
+/// What a render costs does not grow with the event: the scope menus are the catalog's (`SessionCatalog.Choices`,
+/// made once per import), the list is one page, and "enrolled in the last minute" adds up a few 10-second
+/// buckets per credential (`recentEnrollments`), not the devices of an enrollment wave.
 enum CompanionDevicesPage {
     static let page = ConsolePage(path: "companion", nav: "Companion app devices", allowed: { $0.may(.listTokens) }, get: render, post: act)
 
@@ -14,50 +17,71 @@ enum CompanionDevicesPage {
     static let expiries: [(label: String, seconds: Int64)] = [
         ("1 hour", 3600), ("8 hours", 8 * 3600), ("1 day", 86_400), ("3 days", 3 * 86_400), ("7 days", 7 * 86_400),
     ]
+    /// Codes and links on one page of the list.
+    static let pageSize = 50
+    static let kinds: [CredentialKind] = [.deviceCode, .registrationToken]
 
-    static func render(_ context: PageContext) throws -> PageResult {
-        .page(try view(context, minted: nil))
+    /// Everything the page shows, read once: the view is a pure function of it.
+    struct Model {
+        struct Row {
+            let record: CredentialRecord
+            let status: String
+            let recent: Int
+        }
+
+        let forms: Forms
+        var minted: Node?
+        let mayMintCode: Bool
+        let mayMintLink: Bool
+        let mayRevoke: Bool
+        let choices: SessionCatalog.Choices
+        let rows: [Row]
+        let total: Int
+        let from: Int
     }
 
-    static func view(_ context: PageContext, minted: MintedView?) throws -> PageView {
-        let sessions = try context.storage.sessions()
-        let series = Array(Set(sessions.compactMap(\.seriesId))).sorted()
+    static func render(_ context: PageContext) throws -> PageResult {
+        .page(view(try model(context, from: Pager.from(context.query))))
+    }
+
+    static func model(_ context: PageContext, from: Int, minted: Node? = nil) throws -> Model {
+        let listed = try context.storage.credentials(kinds: kinds, offset: from, limit: pageSize)
         let recent = try context.storage.recentEnrollments(since: context.now - 60)
-        let credentials = try context.storage.credentials().filter { $0.kind != .staffToken }
-        let infos = context.console.catalog.infos(storage: context.storage)
-        return PageView(title: "Companion app devices") {
-            if let minted { minted.node }
-            if context.principal.may(.mintDeviceCode) {
+        let principal = context.principal
+        return Model(
+            forms: context.forms, minted: minted, mayMintCode: principal.may(.mintDeviceCode), mayMintLink: principal.may(.mintRegistrationToken),
+            mayRevoke: principal.may(.revokeToken), choices: context.console.catalog.choices(storage: context.storage),
+            rows: listed.credentials.map { Model.Row(record: $0, status: StaffJSON.status($0, now: context.now), recent: recent[$0.id] ?? 0) },
+            total: listed.total, from: from)
+    }
+
+    static func view(_ model: Model) -> PageView {
+        PageView(title: "Companion app devices") {
+            if let minted = model.minted { minted }
+            if model.mayMintCode {
                 section(Attribute("aria-labelledby", "new-code")) {
                     h2(.id("new-code")) { "New device code" }
                     p(.class("muted")) { "A code enrolls one phone, once. It is shown once: copy it or let the phone scan it." }
-                    context.form(action: "/console/companion") {
+                    model.forms.form(action: "/console/companion") {
                         input(.type("hidden"), .name("do"), .value("code"))
                         div(.class("field")) {
                             label(.for("code-scope")) { "Session or series" }
-                            select(.id("code-scope"), .name("scope"), .required()) {
-                                for session in sessions {
-                                    option(.value("session:" + session.id)) { "Session: " + (infos[session.id]?.title ?? session.id) }
-                                }
-                                for id in series { option(.value("series:" + id)) { "Series: \(id)" } }
-                            }
+                            select(.id("code-scope"), .name("scope"), .required()) { model.choices.scopeOptions }
                         }
                         expiryField(id: "code-expiry", default: 86_400)
                         button(.type("submit")) { "New device code" }
                     }
                 }
             }
-            if context.principal.may(.mintRegistrationToken) {
+            if model.mayMintLink {
                 section(Attribute("aria-labelledby", "new-link")) {
                     h2(.id("new-link")) { "New attendee link" }
                     p(.class("muted")) { "A link enrolls attendees' phones for a series, up to its device cap. It is shown once." }
-                    context.form(action: "/console/companion") {
+                    model.forms.form(action: "/console/companion") {
                         input(.type("hidden"), .name("do"), .value("link"))
                         div(.class("field")) {
                             label(.for("link-series")) { "Series" }
-                            select(.id("link-series"), .name("series"), .required()) {
-                                for id in series { option(.value(id)) { id } }
-                            }
+                            select(.id("link-series"), .name("series"), .required()) { model.choices.seriesOptions }
                         }
                         div(.class("field")) {
                             label(.for("link-cap")) { "Device cap" }
@@ -72,7 +96,10 @@ enum CompanionDevicesPage {
                 h2(.id("codes")) { "Codes and links" }
                 div(.class("table-wrap")) {
                     table {
-                        caption { "Codes and links (\(credentials.count))" }
+                        caption {
+                            model.total > model.rows.count && !model.rows.isEmpty
+                                ? "Codes and links \(model.from + 1)–\(model.from + model.rows.count) of \(model.total)" : "Codes and links (\(model.total))"
+                        }
                         thead {
                             tr {
                                 th(.scope("col")) { "Id" }
@@ -85,27 +112,30 @@ enum CompanionDevicesPage {
                             }
                         }
                         tbody {
-                            for record in credentials {
-                                let status = StaffJSON.status(record, now: context.now)
-                                tr {
-                                    td { code { record.id } }
-                                    td { record.kind == .deviceCode ? "Device code" : "Attendee link" }
-                                    td { bdi { PageText.scope(record.scope) } }
-                                    td { span(.class("state state-\(status)")) { status } }
-                                    td(.class("num")) { "\(record.devicesEnrolled)" + (record.maxDevices.map { " of \($0)" } ?? "") }
-                                    td(.class("num")) { "\(recent[record.id] ?? 0)" }
-                                    td(.class("actions")) {
-                                        if record.revokedAt == nil, context.principal.may(.revokeToken) {
-                                            context.form(action: "/console/companion", confirm: "Revoke \(record.id)? Phones it enrolled keep working.") {
-                                                input(.type("hidden"), .name("do"), .value("revoke"))
-                                                input(.type("hidden"), .name("id"), .value(record.id))
-                                                button(.type("submit"), .class("danger"), Attribute("aria-label", "Revoke \(record.id)")) { "Revoke" }
-                                            }
-                                        }
-                                    }
-                                }
-                            }
+                            for row in model.rows { self.row(row, model) }
                         }
+                    }
+                }
+                Pager(path: "/console/companion", from: model.from, shown: model.rows.count, total: model.total, size: pageSize, label: "Pages of codes and links").node
+            }
+        }
+    }
+
+    static func row(_ row: Model.Row, _ model: Model) -> Node {
+        let record = row.record
+        return tr {
+            td { code { record.id } }
+            td { record.kind == .deviceCode ? "Device code" : "Attendee link" }
+            td { bdi { PageText.scope(record.scope) } }
+            td { span(.class("state state-\(row.status)")) { row.status } }
+            td(.class("num")) { "\(record.devicesEnrolled)" + (record.maxDevices.map { " of \($0)" } ?? "") }
+            td(.class("num")) { "\(row.recent)" }
+            td(.class("row-actions")) {
+                if record.revokedAt == nil, model.mayRevoke {
+                    model.forms.form(action: "/console/companion", confirm: "Revoke \(record.id)? Phones it enrolled keep working.") {
+                        input(.type("hidden"), .name("do"), .value("revoke"))
+                        input(.type("hidden"), .name("id"), .value(record.id))
+                        button(.type("submit"), .class("danger"), Attribute("aria-label", "Revoke \(record.id)")) { "Revoke" }
                     }
                 }
             }
@@ -125,15 +155,16 @@ enum CompanionDevicesPage {
 
     /// Mints and revokes through the staff API as the signed-in principal (its roles, checks and audit log).
     static func act(_ context: PageContext, _ form: FormFields) throws -> PageResult {
+        let choices = context.console.catalog.choices(storage: context.storage)
         switch form["do"] {
         case "code":
-            guard let scope = scope(form.text("scope")), try scopeExists(scope, context) else {
+            guard let scope = scope(form.text("scope")), scopeExists(scope, choices) else {
                 return .refused(status: 400, message: "Choose a session or series from the list.")
             }
             guard let lifetime = expiry(form) else { return .refused(status: 400, message: "Choose one of the listed expiry times.") }
             return minted(context, context.staff(.post, "device-codes", [scope.kind: .string(scope.id), "expires": .int(Int(lifetime))]))
         case "link":
-            guard let series = form.text("series"), try context.storage.sessions().contains(where: { $0.seriesId == series }) else {
+            guard let series = form.text("series"), choices.series.contains(series) else {
                 return .refused(status: 400, message: "Choose a series from the list.")
             }
             var body: [String: JSONValue] = ["series": .string(series)]
@@ -147,7 +178,7 @@ enum CompanionDevicesPage {
             body["expires"] = .int(Int(lifetime))
             return minted(context, context.staff(.post, "registration-tokens", .object(body)))
         case "revoke":
-            guard let id = form.text("id"), id.utf8.count == 12, id.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }),
+            guard let id = form.text("id"), isListingId(id),
                   let record = try context.storage.credentials().first(where: { $0.id == id }), record.kind != .staffToken
             else { return .refused(status: 404, message: "There is no such code or link.") }
             let answer = context.staff(.post, "tokens/revoke", ["token": .string(id)])
@@ -156,6 +187,11 @@ enum CompanionDevicesPage {
         default:
             return .refused(status: 400, message: "The form could not be read.")
         }
+    }
+
+    /// A credential's listing id: 12 lowercase hex digits.
+    static func isListingId(_ id: String) -> Bool {
+        id.utf8.count == 12 && id.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 
     /// The page with what the staff API minted, once; its refusal as the page's error line.
@@ -167,7 +203,9 @@ enum CompanionDevicesPage {
             kind: json["kind"]?.stringValue == "device-code" ? .deviceCode : .registrationToken, secret: secret, id: id,
             scope: json["scope"].flatMap { DeviceScope(kind: $0["kind"]?.stringValue ?? "", id: $0["id"]?.stringValue ?? "") },
             expires: json["expiresAt"]?.stringValue, server: context.enrollmentServer)
-        do { return .page(try Self.view(context, minted: view)) } catch { return .refused(status: 503, message: "The list could not be read now.") }
+        do { return .page(Self.view(try model(context, from: 0, minted: view.node))) } catch {
+            return .refused(status: 503, message: "The list could not be read now.")
+        }
     }
 
     static func scope(_ text: String?) -> DeviceScope? {
@@ -175,11 +213,10 @@ enum CompanionDevicesPage {
         return DeviceScope(kind: String(text[..<colon]), id: String(text[text.index(after: colon)...]))
     }
 
-    static func scopeExists(_ scope: DeviceScope, _ context: PageContext) throws -> Bool {
-        let sessions = try context.storage.sessions()
+    static func scopeExists(_ scope: DeviceScope, _ choices: SessionCatalog.Choices) -> Bool {
         switch scope {
-        case let .session(id): return sessions.contains { $0.id == id }
-        case let .series(id): return sessions.contains { $0.seriesId == id }
+        case let .session(id): choices.sessions.contains(id)
+        case let .series(id): choices.series.contains(id)
         }
     }
 
@@ -187,49 +224,5 @@ enum CompanionDevicesPage {
     static func expiry(_ form: FormFields) -> Int64? {
         guard let text = form.text("expires"), let value = BoundedDecimal.parse(text, maxDigits: 7) else { return nil }
         return expiries.first(where: { $0.seconds == Int64(value) })?.seconds
-    }
-}
-
-/// A code or link just minted: its secret, its enrollment link and QR code, shown on this one answer only.
-struct MintedView {
-    let node: Node
-
-    init(kind: CredentialKind, secret: String, id: String, scope: DeviceScope?, expires: String?, server: String?) {
-        let isCode = kind == .deviceCode
-        let credential: EnrollmentLink.Credential = isCode ? .deviceCode(secret) : .registrationToken(secret)
-        let link = server.flatMap { try? EnrollmentLink(server: $0, credential: credential) }
-        let qr = link.flatMap { try? QRCode($0.text, errorCorrection: .medium) }
-        let what = isCode ? "Device code" : "Attendee link"
-        // The text beside the QR code on a laptop's screen, so the whole code shows to a camera without scrolling.
-        node = section(.class("notice minted"), Attribute("aria-labelledby", "minted")) {
-            div(.class("minted-text")) {
-                h2(.id("minted")) { "\(what) \(id) for \(PageText.scope(scope))" }
-                p {
-                    strong { "Shown once." }
-                    " After you leave this page only its id, \(id), is shown again."
-                }
-                if isCode {
-                    p {
-                        "Code: "
-                        code(.class("secret")) { secret }
-                    }
-                }
-                if let link {
-                    p {
-                        "Link: "
-                        code(.class("secret")) { link.text }
-                    }
-                } else {
-                    p(.class("error")) { "No link: start pulse-server with --public-url so the console knows the address phones reach it at." }
-                }
-                if let expires { p(.class("muted")) { "Expires \(expires)." } }
-            }
-            if let qr {
-                figure(.class("qr")) {
-                    qr.svg(moduleSize: 6, quietZone: 4, label: "QR code of the enrollment link of \(what.lowercased()) \(id)")
-                    figcaption { "Scan with the phone's camera, or run pulse-device enroll --link with the link above." }
-                }
-            }
-        }
     }
 }

@@ -11,11 +11,16 @@ enum Script {
   // The presenter link: /console/present#<token>. The token leaves the address bar at once, and is posted
   // once (a form POST, so it never lands in a URL or a log) to exchange it for the session cookie.
   if (body.getAttribute("data-page") === "present") {
-    var token = decodeURIComponent(location.hash.slice(1));
+    // Out of the address bar and history first, whatever the fragment holds: a malformed % escape that
+    // makes decoding throw must not leave the token behind.
+    var raw = location.hash.slice(1);
     history.replaceState(null, "", location.pathname);
+    var token = "";
+    try { token = decodeURIComponent(raw); } catch (error) { token = ""; }
+    raw = "";
     var status = document.getElementById("present-status");
     if (!token) {
-      if (status) status.textContent = "This presenter link has no token. Ask the organisers for a new one.";
+      if (status) status.textContent = "This presenter link has no token, or it is damaged. Ask the organisers for a new one.";
       return;
     }
     var form = document.getElementById("present-form");
@@ -91,7 +96,7 @@ enum Script {
     stream.addEventListener("ended", function () { stream.close(); say("Signed out: reload the page to sign in again."); });
   }
 
-  // The live view (pages branch): "devices" events carry only the rows that changed, as text.
+  // The live view: "devices" events carry only the rows that changed, as text.
   var liveRows = document.getElementById("live-rows");
   if (liveRows && typeof stream !== "undefined" && stream) {
     stream.addEventListener("devices", function (event) {
@@ -105,9 +110,11 @@ enum Script {
         if (!tr) {
           tr = document.createElement("tr");
           tr.id = "device-" + row.id;
+          var headers = liveRows.parentNode.querySelectorAll("thead th");
           for (var i = 0; i < 7; i++) {
             var cell = document.createElement(i === 0 ? "th" : "td");
             if (i === 0) cell.setAttribute("scope", "row");
+            if (headers[i] && headers[i].className) cell.className = headers[i].className;
             if (i < 3) cell.appendChild(document.createElement("bdi"));
             tr.appendChild(cell);
           }

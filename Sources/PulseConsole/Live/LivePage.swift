@@ -49,12 +49,14 @@ enum LivePage {
         let names = Dictionary(try context.storage.devices(ids: samples.map(\.deviceId)).map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         let rows = samples.map { sample in (sample.deviceId, LiveRow(sample, name: names[sample.deviceId] ?? "")) }
         let streams = context.sync.hub.streamCount(session: id)
-        return .page(view(session: id, rows: rows, total: latest.devices, streams: streams, window: window, now: context.now))
+        let title = context.console.catalog.infos(storage: context.storage)[id]?.title ?? id
+        return .page(view(session: id, title: title, rows: rows, total: latest.devices, streams: streams, window: window, now: context.now))
     }
 
-    /// The page of session `id` with `rows` (device id, row): pure, so the bench renders it without storage.
-    static func view(session id: String, rows: [(String, LiveRow)], total: Int, streams: Int, window: Int64, now: Int64) -> PageView {
-        PageView(title: "Live view: \(id)", events: "/console/sessions/\(id)/live/events?since=\(now)") {
+    /// The page of session `id` (called `title`) with `rows` (device id, row): pure, so the bench renders it
+    /// without storage.
+    static func view(session id: String, title: String, rows: [(String, LiveRow)], total: Int, streams: Int, window: Int64, now: Int64) -> PageView {
+        PageView(title: "Live view: \(title)", events: "/console/sessions/\(id)/live/events?since=\(now)") {
             p {
                 "Open event streams: "
                 strong(.id("live-streams")) { "\(streams)" }
@@ -71,15 +73,21 @@ enum LivePage {
                 table(.id("live-table")) {
                     caption { "Devices in the room" }
                     thead {
-                        tr { for header in LiveRow.headers { th(.scope("col")) { header } } }
+                        tr {
+                            for (index, header) in LiveRow.headers.enumerated() {
+                                th(.scope("col"), LiveRow.cellClass(index).map { .class($0) } ?? .none) { header }
+                            }
+                        }
                     }
                     tbody(.id("live-rows"), Attribute("data-max-rows", "\(maxRows)")) {
                         for (deviceId, row) in rows {
                             tr(.id("device-" + deviceId)) {
                                 th(.scope("row")) { bdi { row.cells[0] } }
-                                td { bdi { row.cells[1] } }
-                                td { bdi { row.cells[2] } }
-                                for cell in row.cells.dropFirst(3) { td { cell } }
+                                td(.class("wide")) { bdi { row.cells[1] } }
+                                td(.class("wide")) { bdi { row.cells[2] } }
+                                for (index, cell) in row.cells.enumerated().dropFirst(3) {
+                                    td(LiveRow.cellClass(index).map { .class($0) } ?? .none) { cell }
+                                }
                             }
                         }
                     }

@@ -29,13 +29,13 @@ a { color: var(--accent); text-underline-offset: 0.15em; }
 .skip:focus { left: 1rem; top: 1rem; z-index: 2; background: var(--panel); padding: 0.75rem 1rem; }
 
 .top {
-  display: flex; flex-wrap: wrap; align-items: center; gap: 0.75rem 1.5rem;
+  display: flex; flex-wrap: wrap; align-items: center; gap: 0.75rem 1rem;
   padding: 0.75rem 1.25rem; background: var(--panel); border-bottom: 2px solid var(--line);
 }
 .event { font-size: 1.25rem; font-weight: 700; margin: 0; }
 .top nav ul { display: flex; flex-wrap: wrap; gap: 0.25rem 0.5rem; list-style: none; margin: 0; padding: 0; }
 .top nav a {
-  display: inline-flex; align-items: center; min-height: 48px; padding: 0 0.9rem; border-radius: 8px;
+  display: inline-flex; align-items: center; min-height: 48px; padding: 0 0.7rem; border-radius: 8px;
   font-weight: 600; text-decoration: none; color: var(--fg);
 }
 .top nav a[aria-current="page"] { background: var(--accent); color: var(--accent-fg); }
@@ -63,8 +63,11 @@ button, .button {
 button.secondary { background: transparent; color: var(--accent); }
 button.danger { background: var(--danger); border-color: var(--danger); color: var(--danger-fg); }
 button[disabled] { opacity: 0.45; cursor: not-allowed; }
-.actions { display: flex; flex-wrap: wrap; gap: 0.75rem; margin: 0.75rem 0; }
+/* A row of buttons or links (p.actions, div.actions); never on a table cell, which must stay a cell. */
+p.actions, div.actions { display: flex; flex-wrap: wrap; gap: 0.75rem; margin: 0.75rem 0; }
 .actions form { margin: 0; }
+td.row-actions { white-space: nowrap; }
+td.row-actions form { margin: 0; }
 
 label { display: block; font-weight: 700; margin: 0 0 0.35rem; }
 input[type="text"], input[type="password"], input[type="search"], input[type="number"], select {
@@ -80,6 +83,7 @@ table { border-collapse: collapse; width: 100%; background: var(--panel); border
 caption { text-align: left; font-weight: 700; font-size: 1.15rem; padding: 0 0 0.5rem; }
 th, td { text-align: left; padding: 0.65rem 0.75rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 thead th { border-bottom: 2px solid var(--line); white-space: nowrap; }
+tbody th, tbody td { vertical-align: middle; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 
 .state { display: inline-block; padding: 0.1rem 0.6rem; border-radius: 999px; border: 2px solid currentColor; font-weight: 700; }
@@ -95,27 +99,47 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
   background: var(--panel); border: 2px solid var(--line); border-radius: 14px; padding: 1.25rem;
   margin: 1rem 0 1.5rem; text-align: center;
 }
-.clicker .slide { font-size: 3rem; font-weight: 800; margin: 0.25rem 0; font-variant-numeric: tabular-nums; }
-.clicker .keys { font-size: 1.5rem; font-weight: 600; margin: 0.25rem 0 1rem; font-variant-numeric: tabular-nums; }
+.clicker .slide { font-size: 3rem; font-weight: 800; margin: 0.25rem auto; font-variant-numeric: tabular-nums; }
+.clicker .keys { font-size: 1.5rem; font-weight: 600; margin: 0.25rem auto 1rem; font-variant-numeric: tabular-nums; }
 .clicker form { margin: 0; }
 .clicker button.next { width: 100%; max-width: 28rem; min-height: 96px; font-size: 1.75rem; border-radius: 14px; }
 .clicker .why { margin: 1rem auto 0; color: var(--muted); }
 
 .sign-in { max-width: 30rem; margin: 3rem auto; background: var(--panel); border: 2px solid var(--line); border-radius: 14px; padding: 1.5rem; }
 
+.clicker h2 { margin: 0 0 0.5rem; }
+.clicker p { margin-left: auto; margin-right: auto; }
+.clicker .state-line { margin-top: 0.25rem; margin-bottom: 0.25rem; }
+.clicker .state-buttons { justify-content: center; margin: 0.5rem 0 0.75rem; }
+
 @media (max-width: 40rem) {
   :root { font-size: 106%; }
-  main { padding: 0.9rem; }
-  h1 { font-size: 1.6rem; }
-  .top { padding: 0.5rem 0.9rem; }
-  .who { margin-left: 0; }
+  main { padding: 0.75rem 0.9rem; }
+  h1 { font-size: 1.5rem; margin: 0.25rem 0 0.5rem; }
+  h2 { margin: 1.25rem 0 0.5rem; }
+  /* One compact header: the event and who on one line, the navigation one row that scrolls sideways. */
+  .top { padding: 0.4rem 0.75rem; gap: 0.25rem 0.75rem; }
+  .event { font-size: 1rem; flex: 1 1 auto; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+  .top nav { order: 3; flex: 1 0 100%; min-width: 0; }
+  .top nav ul { flex-wrap: nowrap; overflow-x: auto; gap: 0.25rem; }
+  .top nav a { min-height: 44px; padding: 0 0.6rem; white-space: nowrap; }
+  .who { margin-left: 0; gap: 0.5rem; font-size: 0.9rem; }
+  .who button { min-height: 44px; padding: 0 0.8rem; }
   .rules { grid-template-columns: 1fr; }
-  .clicker .slide { font-size: 2.4rem; }
-  .clicker button.next { min-height: 120px; }
+  .clicker { padding: 0.75rem; margin: 0.5rem 0 1rem; }
+  .clicker h2 { margin-bottom: 0.25rem; font-size: 1.1rem; }
+  .clicker .slide { font-size: 2.2rem; }
+  .clicker .keys { font-size: 1.2rem; margin: 0.25rem auto 0.75rem; }
+  .clicker button.next { min-height: 112px; }
+  .clicker .state-buttons { gap: 0.5rem; }
+  /* The live view: name, online, RTT and last seen; the report and a wider screen have the rest. */
+  th.wide, td.wide { display: none; }
+  #live-table td { white-space: nowrap; }
+  th, td { padding: 0.55rem 0.5rem; }
 }
 @media (prefers-reduced-motion: no-preference) { button { transition: filter 0.1s; } button:active { filter: brightness(0.9); } }
 
-/* ---- pages branch: companion devices, devices, live view, report, audit ---- */
+/* ---- companion devices, staff tokens, devices, live view, report, audit ---- */
 .minted { border: 3px solid var(--accent); border-radius: 14px; padding: 1rem 1.25rem; margin: 1rem 0 1.5rem;
   display: flex; flex-wrap: wrap; gap: 0 2rem; align-items: flex-start; }
 .minted-text { flex: 1 1 22rem; min-width: 0; }

@@ -7,8 +7,8 @@ enum ConsolePages {
         SessionPage.page,
         SessionPage.advancePage,
         SessionPage.eventsPage,
-        // The `pages` branch's pages (each in its own file).
         CompanionDevicesPage.page,
+        StaffTokensPage.page,
         DevicesPage.page,
         DevicesPage.confirmPage,
         LivePage.indexPage,

@@ -21,14 +21,31 @@ enum DevicesPage {
         let latest: DiagSample?
     }
 
+    /// What the page shows, read once: the view is a pure function of it.
+    struct Model {
+        let query: String
+        let from: Int
+        let rows: [Row]
+        let total: Int
+        let canRevoke: Bool
+        let now: Int64
+    }
+
     static func render(_ context: PageContext) throws -> PageResult {
-        let fields = FormFields(body: Array(SyncAPI.split(context.request.target).query)) ?? FormFields()
+        .page(view(try model(context)))
+    }
+
+    static func model(_ context: PageContext) throws -> Model {
+        let fields = context.query
         let query = String((fields.text("q") ?? "").prefix(maxQuery))
-        let from = fields.text("from").flatMap { BoundedDecimal.parse($0, maxDigits: 9) }.map { Int($0) } ?? 0
+        let from = Pager.from(fields)
         let (rows, total) = try Self.rows(context, matching: query.lowercased(), from: from)
-        let canRevoke = context.principal.may(.revokeDevice)
-        let search = query.isEmpty ? "" : "q=\(FormDecoding.encoded(query))&"
-        return .page(PageView(title: "Devices") {
+        return Model(query: query, from: from, rows: rows, total: total, canRevoke: context.principal.may(.revokeDevice), now: context.now)
+    }
+
+    static func view(_ model: Model) -> PageView {
+        let (query, rows, total, from) = (model.query, model.rows, model.total, model.from)
+        return PageView(title: "Devices") {
             form(.method("get"), .action("/console/devices"), Attribute("role", "search")) {
                 div(.class("field")) {
                     label(.for("q")) { "Search devices" }
@@ -50,49 +67,46 @@ enum DevicesPage {
                     caption { query.isEmpty ? "Enrolled devices" : "Devices matching the search" }
                     thead {
                         tr {
-                            th(.scope("col")) { "Name" }
-                            th(.scope("col")) { "Scope" }
-                            th(.scope("col")) { "Platform" }
-                            th(.scope("col")) { "App build" }
-                            th(.scope("col")) { "Last seen" }
-                            th(.scope("col")) { "Status" }
-                            th(.scope("col")) { "Actions" }
+                            for header in ["Name", "Scope", "Platform", "App build", "Last seen", "Status", "Actions"] { th(.scope("col")) { header } }
                         }
                     }
                     tbody {
-                        for row in rows {
-                            tr {
-                                th(.scope("row")) { bdi { row.device.name } }
-                                td { bdi { PageText.scope(row.device.scope) } }
-                                td { bdi { row.latest?.platform ?? row.device.platform } }
-                                td { bdi { row.latest?.build ?? "—" } }
-                                td { row.latest.map { PageText.ago($0.receivedAt, now: context.now) } ?? "never" }
-                                td { row.device.isRevoked ? "revoked" : "active" }
-                                td(.class("actions")) {
-                                    if !row.device.isRevoked, canRevoke, isSafeId(row.device.id) {
-                                        // One name per row for a screen reader's list of links: "Revoke" alone, 100 times, says nothing.
-                                        a(.href("/console/devices/\(row.device.id)/revoke"), .class("button danger"),
-                                          Attribute("aria-label", "Revoke \(row.device.name.isEmpty ? "device " + row.device.id : row.device.name)")) { "Revoke" }
-                                    }
-                                }
-                            }
-                        }
+                        for row in rows { self.row(row, canRevoke: model.canRevoke, now: model.now) }
                     }
                 }
             }
-            if from > 0 || from + rows.count < total {
-                nav(.class("pager"), Attribute("aria-label", "Device pages")) {
-                    if from > 0 { a(.href("/console/devices?\(search)from=\(max(0, from - pageSize))")) { "Previous \(pageSize)" } }
-                    if from + rows.count < total { a(.href("/console/devices?\(search)from=\(from + pageSize)")) { "Next \(pageSize)" } }
-                }
-            }
-        })
+            Pager(
+                path: "/console/devices", query: query.isEmpty ? "" : "q=\(FormDecoding.encoded(query))&", from: from, shown: rows.count, total: total,
+                size: pageSize, label: "Device pages"
+            ).node
+        }
     }
 
-    /// One page of the devices that match `search` (lowercased), newest enrolment first, each with its newest
-    /// sample of any session, and how many match: two short queries, whatever the number of devices.
+    static func row(_ row: Row, canRevoke: Bool, now: Int64) -> Node {
+        tr {
+            th(.scope("row")) { bdi { row.device.name } }
+            td { bdi { PageText.scope(row.device.scope) } }
+            td { bdi { row.latest?.platform ?? row.device.platform } }
+            td { bdi { row.latest?.build ?? "—" } }
+            td { row.latest.map { PageText.ago($0.receivedAt, now: now) } ?? "never" }
+            td { row.device.isRevoked ? "revoked" : "active" }
+            td(.class("row-actions")) {
+                if !row.device.isRevoked, canRevoke, isSafeId(row.device.id) {
+                    // One name per row for a screen reader's list of links: "Revoke" alone, 100 times, says nothing.
+                    a(.href("/console/devices/\(row.device.id)/revoke"), .class("button danger"),
+                      Attribute("aria-label", "Revoke \(row.device.name.isEmpty ? "device " + row.device.id : row.device.name)")) { "Revoke" }
+                }
+            }
+        }
+    }
+
+    /// One page of the devices that match `search` (lowercased) and that the principal may see (the staff
+    /// API's own rule, `StaffAPI.deviceScopes(visibleTo:)`: a token scoped to a session sees that session's
+    /// devices and its series'), newest enrolment first, each with its newest sample of any session, and how
+    /// many match: two short queries, whatever the number of devices.
     static func rows(_ context: PageContext, matching search: String, from: Int) throws -> (rows: [Row], total: Int) {
-        let page = try context.storage.devices(matching: search, offset: from, limit: pageSize)
+        let scopes = try context.console.staff.deviceScopes(visibleTo: context.principal.staff)
+        let page = try context.storage.devices(matching: search, scopes: scopes, offset: from, limit: pageSize)
         let latest = try context.storage.latestSamples(deviceIds: page.devices.map(\.id))
         return (page.devices.map { Row(device: $0, latest: latest[$0.id]) }, page.total)
     }
@@ -108,7 +122,7 @@ enum DevicesPage {
 
     static func confirm(_ context: PageContext) throws -> PageResult {
         let id = context.parameters[0]
-        guard isSafeId(id), let device = try context.storage.device(id: id) else {
+        guard isSafeId(id), let device = try context.storage.device(id: id), try isVisible(device, to: context) else {
             return .page(PageView(title: "No such device", status: 404) { p { "There is no device with that id." } })
         }
         return .page(PageView(title: "Revoke this device?") {
@@ -132,9 +146,17 @@ enum DevicesPage {
         })
     }
 
+    /// Whether the principal may see `device` (the devices list's rule): a device it may not list is "no such
+    /// device" on the confirmation too.
+    static func isVisible(_ device: DeviceRecord, to context: PageContext) throws -> Bool {
+        try context.console.staff.deviceScopes(visibleTo: context.principal.staff).map { $0.contains(device.scope) } ?? true
+    }
+
     static func revoke(_ context: PageContext, _ form: FormFields) throws -> PageResult {
         let id = context.parameters[0]
-        guard isSafeId(id), try context.storage.device(id: id) != nil else { return .refused(status: 404, message: "There is no such device.") }
+        guard isSafeId(id), let device = try context.storage.device(id: id), try isVisible(device, to: context) else {
+            return .refused(status: 404, message: "There is no such device.")
+        }
         let answer = context.staff(.post, "devices/\(id)/revoke")
         guard answer.ok else { return .refused(status: answer.status, message: answer.message) }
         return .redirect("/console/devices", notice: "The device was revoked.")

@@ -18,14 +18,34 @@ enum SessionPage {
         (.scheduled, "Set scheduled"), (.rehearsal, "Start rehearsal"), (.live, "Go live"), (.ended, "End session"),
     ]
 
+    /// What the page shows and offers, read once: the view is a pure function of it.
+    struct Model {
+        let session: SessionRecord
+        let info: SessionCatalog.Info?
+        let clicker: Clicker
+        let forms: Forms
+        let mayReadLive: Bool
+        let mayReadReport: Bool
+        let mayAdvance: Bool
+        let mayChangeRules: Bool
+        /// The state buttons the principal may press.
+        let states: [SessionState]
+    }
+
     static func render(_ context: PageContext) throws -> PageResult {
         let id = context.parameters[0]
         guard context.principal.maySee(session: id), let session = try context.storage.session(id: id) else { return notFound }
-        let info = context.console.catalog.infos(storage: context.storage)[id]
-        let clicker = Clicker(session, holders: context.sync.keyHolders)
         let principal = context.principal
+        return .page(view(Model(
+            session: session, info: context.console.catalog.infos(storage: context.storage)[id], clicker: Clicker(session, holders: context.sync.keyHolders),
+            forms: context.forms, mayReadLive: principal.may(.readLiveDevices, session: id), mayReadReport: principal.may(.readReport, session: id),
+            mayAdvance: mayAdvance(principal, id), mayChangeRules: principal.may(.changeSession, session: id), states: stateChoices(principal, id))))
+    }
+
+    static func view(_ model: Model) -> PageView {
+        let (session, info, clicker, id) = (model.session, model.info, model.clicker, model.session.id)
         let base = "/console/sessions/" + id
-        return .page(PageView(title: info?.title ?? id, events: base + "/events") {
+        return PageView(title: info?.title ?? id, events: base + "/events") {
             p(.class("muted")) {
                 bdi { info?.room ?? "No room" }
                 " · "
@@ -33,24 +53,36 @@ enum SessionPage {
                 " · "
                 code { id }
             }
-            if principal.may(.readLiveDevices, session: id) || principal.may(.readReport, session: id) {
+            if model.mayReadLive || model.mayReadReport {
                 p(.class("actions")) {
                     // Named for the session: the navigation's "Live view" is the list of all.
-                    if principal.may(.readLiveDevices, session: id) {
+                    if model.mayReadLive {
                         a(.href(base + "/live"), Attribute("aria-label", "Live view of \(info?.title ?? id)")) { "Live view" }
                     }
-                    if principal.may(.readReport, session: id) {
+                    if model.mayReadReport {
                         a(.href(base + "/report"), Attribute("aria-label", "Report of \(info?.title ?? id)")) { "Report" }
                     }
                 }
             }
             section(.class("clicker"), Attribute("aria-labelledby", "clicker-heading")) {
                 h2(.id("clicker-heading")) { "Clicker" }
-                p { "State: "; strong(.id("state-text")) { clicker.stateText } }
+                p(.class("state-line")) { "State: "; strong(.id("state-text")) { clicker.stateText } }
+                // The state buttons first: a presenter on a phone goes live, then presses Next, without scrolling.
+                if !model.states.isEmpty {
+                    div(.class("actions state-buttons"), .role("group"), Attribute("aria-label", "Session state")) {
+                        for (state, name) in stateButtons where model.states.contains(state) {
+                            model.forms.form(action: base, confirm: state == .ended ? "End the session? Its state can be set again later." : nil) {
+                                input(.type("hidden"), .name("action"), .value("state"))
+                                input(.type("hidden"), .name("state"), .value(state.rawValue))
+                                button(.type("submit"), .class(state == .ended ? "danger" : "secondary"), .disabled(session.state == state)) { name }
+                            }
+                        }
+                    }
+                }
                 p(.class("slide"), .id("slide-text"), Attribute("aria-live", "polite")) { clicker.slideText }
                 p(.class("keys"), .id("keys-text"), Attribute("aria-live", "polite")) { clicker.keysText }
-                if mayAdvance(principal, id) {
-                    context.form(action: base + "/advance", id: "next-form") {
+                if model.mayAdvance {
+                    model.forms.form(action: base + "/advance", id: "next-form") {
                         input(.type("hidden"), .name("slide"), .value(String(clicker.next)))
                         button(.type("submit"), .class("next"), .disabled(!clicker.canAdvance)) { "Next slide" }
                     }
@@ -59,20 +91,6 @@ enum SessionPage {
                 }
                 p(.class("why")) {
                     "There is no previous-slide button: the frontier never goes back. A slide once shown stays released to every device; attendees page back on their own screens."
-                }
-            }
-            if !stateChoices(principal, id).isEmpty {
-                section(Attribute("aria-labelledby", "state-heading")) {
-                    h2(.id("state-heading")) { "State" }
-                    div(.class("actions")) {
-                        for (state, name) in stateButtons where stateChoices(principal, id).contains(state) {
-                            context.form(action: base, confirm: state == .ended ? "End the session? Its state can be set again later." : nil) {
-                                input(.type("hidden"), .name("action"), .value("state"))
-                                input(.type("hidden"), .name("state"), .value(state.rawValue))
-                                button(.type("submit"), .class(state == .ended ? "danger" : "secondary"), .disabled(session.state == state)) { name }
-                            }
-                        }
-                    }
                 }
             }
             section(Attribute("aria-labelledby", "rules-heading")) {
@@ -91,8 +109,8 @@ enum SessionPage {
                             : "Locked: keys are released only to devices on \(session.venueNetworks.map(\.description).joined(separator: ", "))."
                     }
                 }
-                if principal.may(.changeSession, session: id) {
-                    context.form(action: base) {
+                if model.mayChangeRules {
+                    model.forms.form(action: base) {
                         input(.type("hidden"), .name("action"), .value("rules"))
                         div(.class("field")) {
                             label(.for("allow-download")) {
@@ -112,7 +130,7 @@ enum SessionPage {
                     }
                 }
             }
-        })
+        }
     }
 
     static let notFound = PageResult.page(PageView(title: "Not found", status: 404) { p { "There is no such session, or your staff token may not see it." } })

@@ -23,23 +23,36 @@ enum ReportPage {
         guard context.principal.may(.readReport, session: id), DevicesPage.isSafeId(id), let session = try context.storage.session(id: id) else {
             return .page(PageView(title: "No such session", status: 404) { p { "There is no session with that id." } })
         }
-        // The same for every principal who may see it: made once per change of the session's samples or state.
+        // The same for every principal who may see it: made once per change of the session's samples or state,
+        // and while the session is live at most once every few seconds (ReportCache).
         let key = ReportCache.Key(stamp: try context.storage.sampleStamp(sessionId: id), changeSequence: session.changeSequence)
-        if let kept = context.console.reports.view(session: id, key: key) { return .page(kept) }
-        let view = try make(context, session: session)
-        context.console.reports.keep(view, session: id, key: key)
+        let live = session.state == .live || session.state == .rehearsal
+        let clock = context.sync.clock()
+        if let kept = context.console.reports.view(session: id, key: key, live: live, now: clock) { return .page(kept) }
+        let view = try make(context, session: session, live: live)
+        context.console.reports.keep(view, session: id, key: key, now: clock)
         return .page(view)
     }
 
-    static func make(_ context: PageContext, session: SessionRecord) throws -> PageView {
-        let id = session.id
-        let samples = try context.storage.samples(sessionId: id)
+    static func make(_ context: PageContext, session: SessionRecord, live: Bool) throws -> PageView {
+        let samples = try context.storage.samples(sessionId: session.id)
         let report = StaffReport(session: session, samples: samples, devices: try context.storage.devices(), generatedAt: context.now)
+        return view(session: session, samples: samples, report: report, live: live, liveSeconds: context.console.reports.liveSeconds)
+    }
+
+    /// The report page of `session`: pure, from what `make` read.
+    static func view(session: SessionRecord, samples: [DiagSample], report: StaffReport, live: Bool, liveSeconds: Double) -> PageView {
+        let id = session.id
         let charts = [overTime(samples), rttDistribution(report), builds(report), offlineShare(report)]
         return PageView(title: "Report: \(id)") {
             p {
                 "\(report.rows.count) devices, \(report.sampleCount) samples, state \(session.state.rawValue). "
                 a(.href("/console/sessions/\(id)/report/csv"), .class("button"), Attribute("download", "\(id)-report.csv")) { "Download CSV" }
+            }
+            p(.class("muted"), .id("report-time")) {
+                "As of "
+                PulseHTML.time(.datetime(TimeText.iso(report.generatedAt))) { String(TimeText.iso(report.generatedAt).dropFirst(11).prefix(8)) + " UTC" }
+                live ? ". The session is live: reload for newer figures (made again at most every \(Int(liveSeconds)) seconds)." : "."
             }
             for chart in charts {
                 section(.class("report-chart")) {

@@ -9,27 +9,37 @@ enum AuditPage {
     static let page = ConsolePage(path: "audit", nav: "Audit", allowed: { $0.may(.readAudit) }, get: render)
     static let pageSize = 50
 
+    /// What the page shows: the staff API's answer for one page of entries.
+    struct Model {
+        let after: Int
+        let entries: [JSONValue]
+        let next: Int
+        let more: Bool
+    }
+
     static func render(_ context: PageContext) throws -> PageResult {
-        let query = FormFields(body: Array(SyncAPI.split(context.request.target).query)) ?? FormFields()
-        let after = query.text("after").flatMap { BoundedDecimal.parse($0, maxDigits: 18) } ?? 0
+        let after = context.query.text("after").flatMap { BoundedDecimal.parse($0, maxDigits: 18) } ?? 0
         let answer = context.staff(.get, "audit?after=\(after)&limit=\(pageSize)")
         guard answer.ok, let entries = answer.json?["entries"]?.arrayValue else {
             return .page(PageView(title: "Audit", status: answer.ok ? 500 : answer.status, error: answer.message) { p { "The audit log could not be read." } })
         }
-        let next = answer.json?["nextAfter"]?.intValue ?? after
-        let more = answer.json?["more"] == .bool(true)
-        return .page(PageView(title: "Audit") {
+        let model = Model(after: after, entries: entries, next: answer.json?["nextAfter"]?.intValue ?? after, more: answer.json?["more"] == .bool(true))
+        return .page(view(model))
+    }
+
+    static func view(_ model: Model) -> PageView {
+        PageView(title: "Audit") {
             p(.class("muted")) { "Every change made through the console, the staff API or the admin command line, oldest first." }
             div(.class("table-wrap")) {
                 table {
-                    caption { after == 0 ? "Audit log, first \(pageSize) entries" : "Audit log, entries after \(after)" }
+                    caption { model.after == 0 ? "Audit log, first \(pageSize) entries" : "Audit log, entries after \(model.after)" }
                     thead {
                         tr {
                             for header in ["Id", "Time", "Who", "Action", "Target", "Detail", "Client", "Result"] { th(.scope("col")) { header } }
                         }
                     }
                     tbody {
-                        for entry in entries {
+                        for entry in model.entries {
                             tr {
                                 td(.class("num")) { "\(entry["id"]?.intValue ?? 0)" }
                                 td { entry["at"]?.stringValue ?? "" }
@@ -45,10 +55,10 @@ enum AuditPage {
                 }
             }
             nav(.class("pager"), Attribute("aria-label", "Audit pages")) {
-                if after > 0 { a(.href("/console/audit")) { "First page" } }
-                if more { a(.href("/console/audit?after=\(next)")) { "Next page" } }
+                if model.after > 0 { a(.href("/console/audit")) { "First page" } }
+                if model.more { a(.href("/console/audit?after=\(model.next)")) { "Next page" } }
             }
-        })
+        }
     }
 
     /// `staff 3f2a… (admin)`, `cli alice`.

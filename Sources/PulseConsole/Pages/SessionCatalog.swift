@@ -1,4 +1,5 @@
 import PulseCore
+import PulseHTML
 import PulseServerStorage
 import Synchronization
 
@@ -16,10 +17,26 @@ public final class SessionCatalog: Sendable {
         public var timezone: String?
     }
 
+    /// The sessions and series as the console's forms offer them, built once per catalog version (200
+    /// sessions are 200 `<option>`s: made on import, not on every page).
+    public struct Choices: Sendable {
+        /// Session ids, in the catalog's order.
+        public var sessions: [String] = []
+        public var series: [String] = []
+        /// `<option value="session:<id>">Session: <title></option>` for each session, then `series:<id>` for each
+        /// series (a device code's scope).
+        var scopeOptions: Node = .empty
+        /// `<option value="<id>"><title> (<id>)</option>` for each session (a staff token's session).
+        var sessionOptions: Node = .empty
+        /// `<option value="<id>"><id></option>` for each series (an attendee link's series).
+        var seriesOptions: Node = .empty
+    }
+
     private struct Held {
         var key: String
         var infos: [String: Info] = [:]
         var eventName: String = ""
+        var choices = Choices()
     }
 
     private let held = Mutex<Held?>(nil)
@@ -31,6 +48,9 @@ public final class SessionCatalog: Sendable {
 
     /// The event's name: the series' titles, "Pulse console" when there is none.
     public func eventName(storage: any ServerStorage) -> String { load(storage).eventName }
+
+    /// The sessions and series the forms offer, with their `<option>`s made.
+    public func choices(storage: any ServerStorage) -> Choices { load(storage).choices }
 
     private func load(_ storage: any ServerStorage) -> Held {
         let key = (try? storage.generation()).map { "\($0.content)" } ?? "-"
@@ -60,7 +80,23 @@ public final class SessionCatalog: Sendable {
             fresh.infos[session.id] = info
         }
         fresh.eventName = seriesIds.isEmpty ? "Pulse console" : seriesIds.joined(separator: " · ")
+        fresh.choices = Self.choices(sessions.map(\.id), series: Set(sessions.compactMap(\.seriesId)).sorted(), infos: fresh.infos)
         held.withLock { $0 = fresh }
         return fresh
+    }
+
+    static func choices(_ sessions: [String], series: [String], infos: [String: Info]) -> Choices {
+        Choices(
+            sessions: sessions, series: series,
+            scopeOptions: .fragment {
+                for id in sessions { option(.value("session:" + id)) { "Session: " + (infos[id]?.title ?? id) } }
+                for id in series { option(.value("series:" + id)) { "Series: \(id)" } }
+            },
+            sessionOptions: .fragment {
+                for id in sessions { option(.value(id)) { (infos[id]?.title).map { "\($0) (\(id))" } ?? id } }
+            },
+            seriesOptions: .fragment {
+                for id in series { option(.value(id)) { id } }
+            })
     }
 }
