@@ -105,6 +105,7 @@ enum Scrape {
 
     /// `promtool check metrics` on an exposition: its exit status and what it printed.
     static func promtool(_ exposition: [UInt8]) throws -> (status: Int32, output: String) {
+        try requireTool(promtoolPath)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: promtoolPath)
         process.arguments = ["check", "metrics"]
@@ -122,7 +123,9 @@ enum Scrape {
 
     static let promtoolPath = "/usr/bin/promtool"
     static let prometheusPath = "/usr/bin/prometheus"
-    /// Scripts/bootstrap installs Debian's prometheus (with promtool); without it those tests are skipped and say so.
-    static var hasPromtool: Bool { FileManager.default.isExecutableFile(atPath: promtoolPath) }
-    static var hasPrometheus: Bool { FileManager.default.isExecutableFile(atPath: prometheusPath) }
+    /// Scripts/bootstrap installs Debian's prometheus (with promtool), and the README's test command runs
+    /// bootstrap: a missing tool fails the test that needs it (never a silent skip).
+    static func requireTool(_ path: String) throws {
+        try #require(FileManager.default.isExecutableFile(atPath: path), "\(path) is missing: run Scripts/bootstrap (Debian prometheus)")
+    }
 }
