@@ -20,11 +20,19 @@ final class MetricsProcess: @unchecked Sendable {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name)
     }
 
-    init(_ tool: String, _ arguments: [String], metrics: Bool = true) throws {
+    /// `launcher`: a command that ends by exec'ing the server with the arguments that follow it (so the process
+    /// is the server's), e.g. `unshare` with a shell that mounts something first.
+    init(_ tool: String, _ arguments: [String], metrics: Bool = true, launcher: [String] = []) throws {
         let binary = Self.binary(tool)
         try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the \(tool) executable first (swift build)")
-        process.executableURL = binary
-        process.arguments = arguments + ["--listen", "127.0.0.1:0"] + (metrics ? ["--metrics-listen", "127.0.0.1:0"] : [])
+        let serverArguments = arguments + ["--listen", "127.0.0.1:0"] + (metrics ? ["--metrics-listen", "127.0.0.1:0"] : [])
+        if let first = launcher.first {
+            process.executableURL = URL(fileURLWithPath: first)
+            process.arguments = Array(launcher.dropFirst()) + [binary.path] + serverArguments
+        } else {
+            process.executableURL = binary
+            process.arguments = serverArguments
+        }
         process.environment = ProcessInfo.processInfo.environment.filter { $0.key != "PULSE_DATABASE_URL" }
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
