@@ -200,7 +200,8 @@ enum ServeCommand {
             storage = try folder.openStorage(connections: connections)
             certificateKeys = CertificateKeyring(try DeviceCertificateKey.loadOrCreate(in: folder))
             let sqlite = storage as? SQLiteStorage
-            _ = try sqlite?.prepareAnswerKeys(adopting: try AnswerKeyFile.loadOrCreate(in: folder), at: TimeText.now())
+            // The answer-signing keys live in the database (a folder's answer-key.pem of an older version adopted).
+            _ = try sqlite?.prepareAnswerKeys(adopting: try AnswerKeyFile.existing(in: folder), at: TimeText.now())
             answerKeys = try AnswerKeyring(loading: { try sqlite?.answerKeys() ?? [] })
             stateName = "data \(folder.url.path)"
         }
