@@ -57,7 +57,7 @@ let package = Package(
         target("PulseStore", ["PulseCore", "PulseCrypto", "PulseSystem"]),
         target("PulseHTML", ["PulseQR"]),  // the typed HTML/SVG builder (and QR codes as SVG nodes): text escaped by construction (docs/building-blocks.md)
         target("PulseLog", ["PulseCore", "PulseHTTPServer"]),  // both servers' log lines, text or OpenTelemetry-named JSON (--log-format)
-        target("PulseMetrics", []),  // Prometheus registry: lock-free counters, gauges, histograms; /proc/self
+        target("PulseMetrics", ["PulseSystem"]),  // Prometheus registry: lock-free counters, gauges, histograms; /proc/self
         target("PulseAge", ["PulseCrypto"]),  // the age file format (sealed key tables are PulsePack's)
         target("PulseAnswerSignature", ["PulseCore", "PulseCrypto"]),  // Pulse-Signature on sync answers (detached ES256 JWS) and the answer-key set; server and pulse-device
         target("PulseOps", ["PulseCore", "PulseStore", "PulseCrypto", "PulseSystem"]),
@@ -114,7 +114,7 @@ let package = Package(
         testTarget("PulseCommandLineTests", ["PulseCommandLine", "PulseCore"]),
         testTarget("PulseHTMLTests", ["PulseHTML"]),
         testTarget("PulseQRTests", ["PulseQR", "PulseHTML", "PulseCore", "PulseTestSupport"]),
-        testTarget("PulseMetricsTests", ["PulseMetrics"]),
+        testTarget("PulseMetricsTests", ["PulseMetrics", "PulseSystem"]),
         testTarget("PulseLogTests", ["PulseLog", "PulseCore", "PulseHTTPServer"]),
         testTarget("PulseAgeTests", ["PulseAge", "PulseCrypto", "PulseCore", "PulseStore", "PulseCommandLine", "PulsePack", "PulsePackCLI", "PulseTestSupport", "SyncTestSupport"]),
         testTarget("PulseOpsTests", ["PulseOps", "PulseOpsCLI", "PulseCore", "PulseStore", "PulseCrypto", "PulseCommandLine", "PulseTestSupport"]),

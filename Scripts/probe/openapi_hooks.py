@@ -1,16 +1,20 @@
 """Schemathesis hooks for Scripts/probe/schemathesis: sign every device-scoped request as the contract says, so
 the device routes are fuzzed past the signature check, and point part of the generated ids at things that exist.
 
-Loaded by Schemathesis through SCHEMATHESIS_HOOKS=openapi_hooks (PYTHONPATH=Scripts/check). Reads, from the
+Loaded by Schemathesis through SCHEMATHESIS_HOOKS=openapi_hooks (PYTHONPATH=Scripts/probe). Reads, from the
 environment that Scripts/probe/schemathesis sets:
   PULSE_FUZZ_DEVICES   a JSON file: {"devices": [{"id", "key" (PKCS#8 PEM)}], "sessions": [...], "series": [...],
-                       "assets": [...], "orgs": [...]}
+                       "assets": [...], "orgs": [...], "console": {"cookie", "csrf", "origin", "assets"}}
   PULSE_FUZZ_DOCUMENT  docs/openapi.yaml: the operations whose security is PulseDevice are the ones signed
 
 Signing (docs/server.md, "Signing a request"): X-Pulse-Device: {deviceId};ts={unixSeconds};sig={base64url}, sig
 ES256 in IEEE P1363 form over METHOD "\\n" PATH "\\n" QUERY "\\n" ts "\\n" hex(SHA-256(body)). The signature is made
 in a `requests` auth object, which runs on the prepared request: PATH, QUERY and the body are the bytes sent.
-Devices are used in turn (each has a rate limit of 5 a second, bursts of 10)."""
+Devices are used in turn (each has a rate limit of 5 a second, bursts of 10).
+
+The console (`/console…`): about three requests in four carry the console session's cookie, and a POST also its
+CSRF token and the console's own Origin, so the pages, forms and event feeds are fuzzed signed in; the rest go
+signed out. Sign-in and sign-out never carry them (a fuzzed sign-out would end the session for the rest of the run)."""
 import base64
 import hashlib
 import itertools
@@ -103,5 +107,24 @@ def before_call(context, case, kwargs):
         for field, choices in (("session", SETUP["sessions"]), ("series", SETUP["series"])):
             if field in case.body:
                 case.body[field] = _pick(case.body[field], choices)
+    if path.startswith("/console"):
+        console = SETUP["console"]
+        if case.path_parameters and path.startswith("/console/sessions/"):
+            case.path_parameters["id"] = _pick(case.path_parameters.get("id"), SETUP["sessions"])
+        elif case.path_parameters and path.startswith("/console/assets/"):
+            case.path_parameters["name"] = _pick(case.path_parameters.get("name"), console["assets"])
+        if path not in ("/console/sign-in", "/console/sign-out") and _signed_in(case):
+            headers = dict(case.headers or {})
+            headers["Cookie"] = console["cookie"]
+            if case.method.upper() == "POST":
+                headers["X-CSRF-Token"] = console["csrf"]
+                headers["Origin"] = console["origin"]
+            case.headers = headers
     if (case.method.upper(), path) in SIGNED:
         kwargs["auth"] = DeviceSignature()
+
+
+def _signed_in(case):
+    """Three console requests in four (deterministic in the case's data, as `_pick` is)."""
+    number = zlib.crc32(repr((case.method, case.path_parameters, case.query, case.body)).encode())
+    return number % 4 != 0

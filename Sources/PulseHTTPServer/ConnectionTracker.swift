@@ -58,7 +58,12 @@ final class ConnectionTracker: Sendable {
         var waitingRefusals = 0
         var streams: [ObjectIdentifier: HTTPEventStream] = [:]
         var deferreds: [ObjectIdentifier: HTTPDeferredResponse] = [:]
-        var stopping = false
+        /// Set by a graceful stop (`HTTPServer.shutdown`): streams end and new ones are refused.
+        var streamsStopped = false
+        /// Set by the final stop (`HTTPServer.stop`): deferred answers still missing get the fallback, new ones
+        /// are refused. Not by a graceful stop: a request in flight then (its body still arriving, its write
+        /// queued) may still defer its answer and be answered within the drain.
+        var deferredsRefused = false
         var sweeping = false
     }
 
@@ -190,8 +195,8 @@ final class ConnectionTracker: Sendable {
     /// Records a stream being sent; false when the server is stopping (the stream is stopped at once).
     func track(_ stream: HTTPEventStream) -> Bool {
         let accepted = state.withLock { state in
-            if !state.stopping { state.streams[ObjectIdentifier(stream)] = stream }
-            return !state.stopping
+            if !state.streamsStopped { state.streams[ObjectIdentifier(stream)] = stream }
+            return !state.streamsStopped
         }
         if !accepted { stream.stop() }
         return accepted
@@ -201,11 +206,12 @@ final class ConnectionTracker: Sendable {
         _ = state.withLock { $0.streams.removeValue(forKey: ObjectIdentifier(stream)) }
     }
 
-    /// Records a deferred answer awaited; false when the server is stopping.
+    /// Records a deferred answer awaited; false once the server stops for good (`abandonDeferred`), but not
+    /// while a graceful stop drains.
     func track(_ deferred: HTTPDeferredResponse) -> Bool {
         state.withLock { state in
-            if !state.stopping { state.deferreds[ObjectIdentifier(deferred)] = deferred }
-            return !state.stopping
+            if !state.deferredsRefused { state.deferreds[ObjectIdentifier(deferred)] = deferred }
+            return !state.deferredsRefused
         }
     }
 
@@ -216,7 +222,7 @@ final class ConnectionTracker: Sendable {
     /// Ends every stream cleanly (they finish what was sent, then the final chunk); new streams are refused.
     func stopStreams() {
         let open: [HTTPEventStream] = state.withLock { state in
-            state.stopping = true
+            state.streamsStopped = true
             return Array(state.streams.values)
         }
         for stream in open { stream.stop() }
@@ -227,7 +233,8 @@ final class ConnectionTracker: Sendable {
     @discardableResult
     func abandonDeferred(with fallback: HTTPResponse) -> Int {
         let waiting: [HTTPDeferredResponse] = state.withLock { state in
-            state.stopping = true
+            state.streamsStopped = true
+            state.deferredsRefused = true
             return Array(state.deferreds.values)
         }
         for deferred in waiting { deferred.abandon(with: fallback) }

@@ -116,8 +116,9 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     /// Graceful stop: no new connections; event streams end cleanly (what was sent, then the end of the
-    /// body); requests in flight finish sending (up to `drainSeconds`, deferred answers that are still missing
-    /// then get 503); then every connection is closed.
+    /// body); requests in flight (their request line arrived) finish, their bodies read and their answers sent,
+    /// deferred ones too (up to `drainSeconds`; deferred answers still missing then get 503); then every
+    /// connection is closed.
     public func shutdown(drainSeconds: Double = 10) {
         guard let daemon, !stopped.withLock({ $0 }) else { return }
         let quiesced = MHD_quiesce_daemon(daemon)

@@ -1,7 +1,9 @@
 import Foundation
+import PulseSystem
 
 /// The standard `process_*` metrics of Prometheus' client libraries, read from `/proc/self` when
-/// scraped (Linux; elsewhere, or if a file cannot be read, the metric is left out of that scrape).
+/// scraped (Linux; elsewhere, or if a file cannot be read, the metric reads NaN in that scrape). Nothing
+/// outside `/proc/self` is read, so all of them work under systemd's `ProcSubset=pid`.
 struct ProcessMetrics {
     /// USER_HZ, the unit of the times in `/proc/<pid>/stat`: 100 on every Linux architecture Swift runs
     /// on (the kernel converts to it for user space). Prometheus' procfs library fixes it the same way
@@ -34,13 +36,13 @@ struct ProcessMetrics {
         return Double(bytes)
     }
 
-    /// Start time: field 22 (ticks after boot) plus `btime` of `/proc/stat`, in seconds since the epoch.
-    static func startTimeSeconds(stat: String, systemStat: String) -> Double? {
+    /// Start time: field 22 (ticks after boot, CLOCK_BOOTTIME) plus when the machine booted
+    /// (`SystemClock.bootWallClockSeconds()`), in seconds since the epoch. Not `btime` of `/proc/stat`, as
+    /// Prometheus' procfs reads it: the shipped units' `ProcSubset=pid` hides `/proc/stat`, which left this
+    /// metric NaN; `/proc/self/stat` stays visible.
+    static func startTimeSeconds(stat: String, bootedAt: Double) -> Double? {
         guard let fields = statFields(stat), let ticks = UInt64(fields[19]) else { return nil }
-        guard let line = systemStat.split(separator: "\n").first(where: { $0.hasPrefix("btime ") }),
-            let boot = UInt64(line.dropFirst("btime ".count).trimmingCharacters(in: .whitespaces))
-        else { return nil }
-        return Double(boot) + Double(ticks) / ticksPerSecond
+        return bootedAt + Double(ticks) / ticksPerSecond
     }
 
     /// `VmRSS:` of `/proc/self/status` (kB), in bytes.
@@ -87,8 +89,7 @@ extension MetricsRegistry {
             ProcessMetrics.read("/proc/self/limits").flatMap(ProcessMetrics.maxFileDescriptors) ?? .nan
         }
         gauge("process_start_time_seconds", help: "Start time of the process since unix epoch in seconds.") {
-            guard let stat = ProcessMetrics.stat(), let system = ProcessMetrics.read("/proc/stat") else { return .nan }
-            return ProcessMetrics.startTimeSeconds(stat: stat, systemStat: system) ?? .nan
+            ProcessMetrics.stat().flatMap { ProcessMetrics.startTimeSeconds(stat: $0, bootedAt: SystemClock.bootWallClockSeconds()) } ?? .nan
         }
     }
 

@@ -1,30 +1,14 @@
 import Foundation
 import PulseCrypto
 import PulseServerStorage
-import PulseStore
-import PulseSystem
 
-/// The data folder's `answer-key.pem`: the first key that signs sync answers (issue 21), PKCS#8 PEM, 0600,
-/// made like `device-cert-key.pem` (staged, then linked into place: two processes starting together agree
-/// on one key). The database adopts it as its first answer key; rotated keys live in the database.
+/// The data folder's `answer-key.pem`, as versions before this one made it: the first key that signs sync answers
+/// (issue 21), PKCS#8 PEM, 0600. The database is the only source of answer keys now (`answer_keys`: a box makes
+/// its first key there, in the write transaction that finds the table empty, so two processes starting together
+/// agree on one); a folder's file is adopted as the first key when the table is empty, and otherwise never read.
+/// Nothing writes the file any more: one beside a restored database would name a key that database does not hold,
+/// which is why `pulse-server restore` removes it.
 public enum AnswerKeyFile {
-    /// The key of `folder`, generated and stored first when the folder has none.
-    /// - Throws: `ServerError` when the folder or file is loose, or the file is not a P-256 PKCS#8 PEM key
-    ///   (its content is never quoted).
-    public static func loadOrCreate(in folder: DataFolder) throws -> P256.PrivateKey {
-        let path = folder.answerKeyPath
-        if !FileManager.default.fileExists(atPath: path) {
-            let pem = try P256.PrivateKey().pemRepresentation()
-            do throws(PathError) { _ = try FileSystem.createNew(path, with: pem, mode: 0o600) } catch where error.path == path {
-                throw ServerError(.storage, "\(path): cannot create: \(error.errno)")
-            } catch {
-                throw StoreError(error)
-            }
-        }
-        try folder.checkPermissions()
-        return try load(path)
-    }
-
     /// The key in `folder`, if there is one (nil when the file does not exist; never creates it).
     public static func existing(in folder: DataFolder) throws -> P256.PrivateKey? {
         guard FileManager.default.fileExists(atPath: folder.answerKeyPath) else { return nil }

@@ -11,8 +11,10 @@ import PulseSystem
 /// exclusively (`pulse-server.lock`: every `serve` holds it shared), so a running server's files are never
 /// replaced. The database is copied under a temp name in the folder, its label and the key's copy dropped
 /// (`secure_delete`, so no freed page keeps the key), checked, fsynced; the key is staged the same way. Then the
-/// old database's `-wal`, `-shm` and `-journal` are removed (SQLite would replay an old WAL onto the new file) and
-/// the two files renamed into place, the database last.
+/// old database's `-wal`, `-shm` and `-journal` are removed (SQLite would replay an old WAL onto the new file), and
+/// an `answer-key.pem` an older version left (the answer-signing keys are the database's, so the restored ones
+/// came with it; the file would name a key of the replaced state), and the two files renamed into place, the
+/// database last.
 ///
 /// The crash window of `--replace`: a crash after the old `-wal` is removed and before the last rename leaves the
 /// folder half old, half new (the old database without its WAL, or the new key beside the old database); running the
@@ -54,6 +56,7 @@ public enum DataFolderRestore {
             if !key.isEmpty { try TempFile.create(keyPath, with: key, mode: 0o600).finish() }
             // No server has the folder (the lock): what an old database left beside it goes first.
             for stale in ["-wal", "-shm", "-journal"] { try FileSystem.removeIfPresent(folder.databasePath + stale) }
+            try FileSystem.removeIfPresent(folder.answerKeyPath)
             if key.isEmpty {
                 try FileSystem.removeIfPresent(folder.certificateKeyPath)
             } else {
@@ -85,10 +88,11 @@ public enum DataFolderRestore {
         return folder
     }
 
-    /// True when the folder holds a database with anything in it, its WAL, or a certificate key.
+    /// True when the folder holds a database with anything in it, its WAL, a certificate key, or an answer key file.
     private static func holdsState(_ folder: DataFolder) -> Bool {
         func size(_ path: String) -> Int? { (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int }
         return (size(folder.databasePath) ?? 0) > 0 || (size(folder.databasePath + "-wal") ?? 0) > 0 || size(folder.certificateKeyPath) != nil
+            || size(folder.answerKeyPath) != nil
     }
 
     /// Copies the backup's database to `temp` (0600), drops its label, checks and fsyncs it.

@@ -68,7 +68,8 @@ enum AnswerKeyAdminCommand {
         return .object(fields)
     }
 
-    /// The storage the arguments name, with its answer keys prepared (a data folder's answer-key.pem adopted).
+    /// The storage the arguments name, with its answer keys prepared (made in the database; an older version's
+    /// answer-key.pem in the data folder adopted).
     static func storage(_ arguments: Arguments, _ console: Console) throws -> any ServerStorage & AnswerKeyStorage {
         if let url = try ServerCommand.databaseURL(arguments, console) {
             let postgres = try PostgresStorage(url: url, connections: 2, watchChanges: false)
@@ -77,7 +78,7 @@ enum AnswerKeyAdminCommand {
         }
         let folder = try ServerCommand.dataFolder(arguments)
         let sqlite = try folder.openStorage(connections: 2)
-        _ = try sqlite.prepareAnswerKeys(adopting: try AnswerKeyFile.loadOrCreate(in: folder), signingFor: nil, at: TimeText.now())
+        _ = try sqlite.prepareAnswerKeys(adopting: try AnswerKeyFile.existing(in: folder), signingFor: nil, at: TimeText.now())
         return sqlite
     }
 }

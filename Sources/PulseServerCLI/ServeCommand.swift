@@ -203,8 +203,9 @@ enum ServeCommand {
             storage = try folder.openStorage(connections: connections)
             certificateKeys = CertificateKeyring(try DeviceCertificateKey.loadOrCreate(in: folder))
             let sqlite = storage as? SQLiteStorage
+            // The answer-signing keys live in the database (a folder's answer-key.pem of an older version adopted).
             _ = try sqlite?.prepareAnswerKeys(
-                adopting: try AnswerKeyFile.loadOrCreate(in: folder), signingFor: settings.sync.signAnswers ? settings.sync.answerTTL : nil,
+                adopting: try AnswerKeyFile.existing(in: folder), signingFor: settings.sync.signAnswers ? settings.sync.answerTTL : nil,
                 at: TimeText.now())
             answerKeys = try AnswerKeyring(loading: { try sqlite?.answerKeys() ?? [] })
             stateName = "data \(folder.url.path)"

@@ -1,22 +1,28 @@
 import PulseCore
 import PulseMetrics
 
-/// The `reason` of `pulse_sync_refusals_total`: why a request was answered "no", from the access log's note.
+/// The `reason` of `pulse_sync_refusals_total`: why a request was answered "no", from the access log's note
+/// (and, for the console's 403, the method).
 public enum RefusalReason: Int, MetricLabel {
     public static let labelName = "reason"
     case badHeader, stale, unknownDevice, revoked, badSignature, rateLimited, outOfScope, replay, badToken
-    case badRequest, method, streamsFull, queueFull, unavailable, noRoute, staffUnauthorized, other
+    case badRequest, method, streamsFull, queueFull, unavailable, noRoute, staffUnauthorized
+    case forbidden, csrf, notFound, conflict, other
 
     static let values = [
         "bad-header", "stale", "unknown-device", "revoked", "bad-signature", "rate-limited", "out-of-scope", "replay", "bad-token",
-        "bad-request", "method", "streams-full", "queue-full", "unavailable", "no-route", "staff-unauthorized", "other",
+        "bad-request", "method", "streams-full", "queue-full", "unavailable", "no-route", "staff-unauthorized",
+        "forbidden", "csrf", "not-found", "conflict", "other",
     ]
     public var labelValue: String { Self.values[rawValue] }
     @inlinable public var labelIndex: Int { rawValue }
 
-    /// The reason a refused answer's note names (`no:bad-signature`, `stale`, …); `other` for a note not listed
-    /// (a staff route's 400/404/409, an internal error).
-    init(note: String) {
+    /// The reason a refused answer's note names (`no:bad-signature`, `stale`, `staff:forbidden`, `console:403`, …);
+    /// `other` for a note not listed (an internal error). The console notes its answers by status only
+    /// (`console:403`): a 403 to a `POST` is a change refused for want of a live console session, its CSRF token
+    /// or the console's own origin (`csrf`; a console form the staff API refuses by role is one too, but the
+    /// console offers a principal no such form), to a `GET` a page the principal's role may not open (`forbidden`).
+    init(note: String, method: String = "GET") {
         switch note {
         case "no:header": self = .badHeader
         case "stale": self = .stale
@@ -33,7 +39,16 @@ public enum RefusalReason: Int, MetricLabel {
         case "queue-full": self = .queueFull
         case "db-unavailable": self = .unavailable
         case "no:route", "staff:no-route", "no:no-origin": self = .noRoute
-        case "staff:unauthorized": self = .staffUnauthorized
+        case "staff:unauthorized", "console:401": self = .staffUnauthorized
+        // The staff API's own refusals (`SyncAnswers.error`, `StaffPermissions`) and the console's.
+        case "staff:forbidden": self = .forbidden
+        case "console:403": self = method == "POST" ? .csrf : .forbidden
+        case "staff:badRequest", "console:400": self = .badRequest
+        case "staff:notFound", "console:404", "console:no-session": self = .notFound
+        case "staff:conflict", "console:409": self = .conflict
+        case "console:405": self = .method
+        case "console:429": self = .rateLimited
+        case "staff:unavailable", "console:503": self = .unavailable
         default: self = .other
         }
     }

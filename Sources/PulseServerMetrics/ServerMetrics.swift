@@ -98,7 +98,7 @@ public final class ServerMetrics: ExchangeMeter, SyncObserver {
         }
         switch route {
         case .healthz, .livez, .readyz: return  // a probe's 503 is its answer, not a refusal
-        default: refusals[RefusalReason(note: exchange.note)].increment()
+        default: refusals[RefusalReason(note: exchange.note, method: exchange.method)].increment()
         }
     }
 

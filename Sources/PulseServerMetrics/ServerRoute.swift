@@ -6,12 +6,12 @@ import PulseObservability
 public enum ServerRoute: Int, MetricLabel {
     public static let labelName = "route"
     case enroll, certificateKeys, time, manifest, seriesManifest, keys, events, diag, asset, appconfig
-    case healthz, livez, readyz, staffAdvance, staffLive, staff, answerKeys, other
+    case healthz, livez, readyz, staffAdvance, staffLive, staff, answerKeys, console, other
 
     static let values = [
         "/api/sync/enroll", "/api/sync/device-cert-keys", "/api/sync/time", "/api/sync/manifest", "/api/sync/series/:id/manifest",
         "/api/sync/keys", "/api/sync/events", "/api/sessions/:id/diag", "/api/sync/asset/:hash", "/api/sync/appconfig",
-        "/healthz", "/livez", "/readyz", "/api/staff/sessions/:id/advance", "/api/staff/sessions/:id/live", "/api/staff/*", "/api/sync/answer-keys", "other",
+        "/healthz", "/livez", "/readyz", "/api/staff/sessions/:id/advance", "/api/staff/sessions/:id/live", "/api/staff/*", "/api/sync/answer-keys", "/console/*", "other",
     ]
     public var labelValue: String { Self.values[rawValue] }
     @inlinable public var labelIndex: Int { rawValue }
@@ -25,6 +25,7 @@ public enum ServerRoute: Int, MetricLabel {
         static let appconfig = Array("appconfig".utf8), series = Array("series/".utf8), slashManifest = Array("/manifest".utf8)
         static let staffSessions = Array("sessions/".utf8), advance = Array("/advance".utf8), live = Array("/live".utf8), diag = Array("/diag".utf8)
         static let healthz = Array("/healthz".utf8), livez = Array("/livez".utf8), readyz = Array("/readyz".utf8)
+        static let console = Array("/console".utf8)
     }
 
     /// The template of a request target's route (what the JSON access log calls `http.route`).
@@ -55,6 +56,9 @@ public enum ServerRoute: Int, MetricLabel {
             else { self = .staff }
         } else if Match.has(target, Literal.sessions), Match.segment(target, at: Literal.sessions.count, then: Literal.diag) {
             self = .diag
+        } else if Match.has(target, Literal.console), target.count == Literal.console.count
+            || target[Literal.console.count] == UInt8(ascii: "/") || target[Literal.console.count] == UInt8(ascii: "?") {
+            self = .console  // the staff console's pages, forms, streams and assets (Console.isConsolePath)
         } else if Match.ends(target, Literal.healthz) { self = .healthz }
         else if Match.ends(target, Literal.livez) { self = .livez }
         else if Match.ends(target, Literal.readyz) { self = .readyz }

@@ -154,6 +154,37 @@ final class FanOut: @unchecked Sendable {
         #expect(response.text == "at once")
     }
 
+    /// A request whose body is still arriving when a graceful stop closes the listener is read to its end, and
+    /// its answer may still come later (a queued write, a blob's verification): it is sent, not replaced by a
+    /// 503. (The stop used to refuse every deferred answer from its first moment, and the request in flight it
+    /// waited for got `503 service unavailable`.)
+    @Test func aRequestInFlightMayStillDeferItsAnswerDuringAGracefulStop() throws {
+        let server = try TestServer({ $0.maxRequestBodyBytes = 100 }) { request in
+            let later = HTTPDeferredResponse()
+            let body = request.body ?? []
+            Thread {
+                usleep(100_000)
+                later.complete(text(201, "wrote \(body.count) bytes"))
+            }.start()
+            return HTTPResponse(later)
+        }
+        let client = try server.client()
+        try client.send("POST /write HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n12345")
+        #expect(eventually(within: 5) { server.server.requestsInFlight == 1 })
+        let stopped = DispatchSemaphore(value: 0)
+        let http = server.server!
+        Thread {
+            http.shutdown(drainSeconds: 5)
+            stopped.signal()
+        }.start()
+        let port = Int(server.port)
+        #expect(eventually(within: 5) { (try? RawHTTPConnection(host: "127.0.0.1", port: port, timeout: 1)) == nil }, "the listener closed")
+        try client.send("67890")
+        let answer = try client.readResponse()
+        #expect(answer.status == 201 && answer.text == "wrote 10 bytes", "\(answer.status) \(answer.text)")
+        #expect(stopped.wait(timeout: .now() + 5) == .success)
+    }
+
     @Test func stoppingAnswersWaitingRequestsWith503() throws {
         let server = try TestServer { _ in HTTPResponse(HTTPDeferredResponse()) }  // never completed
         let client = try server.client()

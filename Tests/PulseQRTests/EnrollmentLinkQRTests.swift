@@ -20,11 +20,12 @@ import Testing
         #expect(try EnrollmentLink(parsing: read) == link)
     }
 
-    /// With a real SVG renderer too, when one is installed (Debian librsvg2-bin): what a browser draws.
+    /// With a real SVG renderer too (Debian librsvg2-bin, installed by Scripts/bootstrap; missing, the test
+    /// fails rather than passing without a check): what a browser draws.
     @Test(arguments: links)
     func rsvgConvertRenderingDecodesToTheLink(link: EnrollmentLink) throws {
         let renderer = "/usr/bin/rsvg-convert"
-        guard FileManager.default.isExecutableFile(atPath: renderer) else { return }
+        try #require(FileManager.default.isExecutableFile(atPath: renderer), "\(renderer) is missing: run Scripts/bootstrap (Debian librsvg2-bin)")
         let svg = try QRCode(link.text, errorCorrection: .medium).svg(moduleSize: 6, label: "Enrollment link").renderedString
         let process = Process()
         process.executableURL = URL(fileURLWithPath: renderer)

@@ -90,23 +90,44 @@ import Testing
         #expect(before.count == 1 && after.map(\.kid).last == added.kid)
     }
 
+    /// An older version's `answer-key.pem` is read only when it is there (nothing makes one now), private, and a bad
+    /// one is refused without being quoted.
     @Test func theDataFolderKeyIsPrivateAndABadOneIsRefusedUnquoted() throws {
         let folder = try TestFolder()
         let data = try DataFolder.prepare(folder.url.appendingPathComponent("data").path)
-        let key = try AnswerKeyFile.loadOrCreate(in: data)
-        let mode = try FileManager.default.attributesOfItem(atPath: data.answerKeyPath)[.posixPermissions] as? Int
-        #expect(mode == 0o600)
-        #expect(try AnswerKeyFile.loadOrCreate(in: data).publicKey == key.publicKey)
+        #expect(try AnswerKeyFile.existing(in: data) == nil)
+        #expect(!FileManager.default.fileExists(atPath: data.answerKeyPath))
+        let key = try P256.PrivateKey()
+        FileManager.default.createFile(atPath: data.answerKeyPath, contents: Data(try key.pemRepresentation().copyBytes()), attributes: [.posixPermissions: 0o600])
+        #expect(try AnswerKeyFile.existing(in: data)?.publicKey == key.publicKey)
         let secret = "-----BEGIN PRIVATE KEY-----\nNOTAKEYBUTASECRETLINE\n-----END PRIVATE KEY-----\n"
         try Data(secret.utf8).write(to: URL(fileURLWithPath: data.answerKeyPath))
         do {
-            _ = try AnswerKeyFile.loadOrCreate(in: data)
+            _ = try AnswerKeyFile.existing(in: data)
             Issue.record("a bad key file was accepted")
         } catch {
             #expect("\(error)".contains("not a P-256 private key") && !"\(error)".contains("NOTAKEY"))
         }
         chmod(data.answerKeyPath, 0o644)
-        #expect(throws: ServerError.self) { try AnswerKeyFile.loadOrCreate(in: data) }
+        #expect(throws: ServerError.self) { try AnswerKeyFile.existing(in: data) }
+    }
+
+    /// The database is the only source: a box makes its first answer key there and writes no file; a folder that
+    /// an older version gave an `answer-key.pem` keeps signing with that key (adopted while the table is empty).
+    @Test func theFirstKeyIsMadeInTheDatabaseAndAnOlderFolderFileIsAdopted() throws {
+        let folder = try TestFolder()
+        let fresh = folder.url.appendingPathComponent("fresh").path
+        #expect(CLI.run(["admin", "answer-key", "list", "--data", fresh]).code == 0)
+        #expect(try DataFolder.existing(fresh).openStorage().answerKeys().count == 1)
+        #expect(!FileManager.default.fileExists(atPath: try DataFolder.existing(fresh).answerKeyPath), "no answer-key.pem is made")
+
+        let older = try DataFolder.prepare(folder.url.appendingPathComponent("older").path)
+        let key = try P256.PrivateKey()
+        FileManager.default.createFile(atPath: older.answerKeyPath, contents: Data(try key.pemRepresentation().copyBytes()), attributes: [.posixPermissions: 0o600])
+        let listed = CLI.run(["admin", "answer-key", "list", "--data", older.url.path, "--json"])
+        #expect(listed.code == 0, "\(listed.text)")
+        let keys = try JSONValue.parse(Data(listed.out.joined(separator: "\n").utf8)).arrayValue ?? []
+        #expect(keys.count == 1 && keys.first?["kid"]?.stringValue == key.publicKey.jwkThumbprint)
     }
 
     @Test func anOlderSQLiteDatabaseMigrates() throws {
@@ -185,7 +206,7 @@ import Testing
         #expect(CLI.run(["admin", "answer-key", "rotate", "--data", data, "--answer-ttl", "600"]).code == 64)
         let storage = try DataFolder.existing(data).openStorage()
         #expect(try storage.auditEntries(after: 0, since: nil, limit: 10).map(\.entry.action) == [.answerKeyRotate])
-        let file = try AnswerKeyFile.load(DataFolder.existing(data).answerKeyPath)
-        #expect(try storage.answerKeys().first?.kid == file.publicKey.jwkThumbprint)
+        #expect(try storage.answerKeys().map(\.kid).last == kid)
+        #expect(!FileManager.default.fileExists(atPath: try DataFolder.existing(data).answerKeyPath), "the keys are the database's alone")
     }
 }

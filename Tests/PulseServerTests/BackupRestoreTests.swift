@@ -173,9 +173,14 @@ import PulseServerBackup
         #expect(try Database(path: fresh + "/pulse-server.sqlite", flags: [.readOnly])
             .scalarInteger("SELECT count(*) FROM sqlite_schema WHERE name = 'pulse_backup'") == 0)
 
-        // A second server on it serves keys to the same devices and publishes the same certificate key.
+        // A second server on it serves keys to the same devices and publishes the same certificate key and the same
+        // answer-signing keys (they are the database's: no answer-key.pem is made beside it, none is needed).
         let second = try ServerProcess(data: fresh, ["--access-log", "off"])
         #expect(try second.client().request("GET", "/api/sync/device-cert-keys").body == (try server.client().request("GET", "/api/sync/device-cert-keys").body))
+        let answerKeys = try second.client().request("GET", "/api/sync/answer-keys")
+        let original = try server.client().request("GET", "/api/sync/answer-keys").body
+        #expect(answerKeys.status == 200 && answerKeys.body == original, "\(answerKeys.text)")
+        #expect(!FileManager.default.fileExists(atPath: fresh + "/answer-key.pem") && !FileManager.default.fileExists(atPath: data + "/answer-key.pem"))
         for device in devices {
             let keys = try second.client().signed("GET", "/api/sync/keys?session=talk", by: device, at: Int64(Date().timeIntervalSince1970))
             #expect(keys.status == 200, "\(device.id): \(keys.status)")
@@ -204,6 +209,7 @@ import PulseServerBackup
         let early = try enroll(codes[0])
         let file = folder.url.appendingPathComponent("b.backup").path
         #expect(try Self.tool(["backup", "--data", data, "--to", file]).code == 0)
+        let answerKeys = try server.client().request("GET", "/api/sync/answer-keys").body
         let late = try enroll(codes[1])
 
         let database = try Data(contentsOf: URL(fileURLWithPath: data + "/pulse-server.sqlite"))
@@ -215,14 +221,20 @@ import PulseServerBackup
 
         server.signal(SIGTERM)
         #expect(server.waitForExit(within: 10) == 0)
+        // An answer-key.pem an older version left in the folder, another key than the database's.
+        let legacy = data + "/answer-key.pem"
+        FileManager.default.createFile(atPath: legacy, contents: Data(try P256.PrivateKey().pemRepresentation().copyBytes()), attributes: [.posixPermissions: 0o600])
         let notReplacing = try Self.tool(["restore", "--from", file, "--data", data])
         #expect(notReplacing.code == 65 && notReplacing.err.first?.contains("add --replace") == true, "\(notReplacing.text)")
         let replaced = try Self.tool(["restore", "--from", file, "--data", data, "--replace"])
         #expect(replaced.code == 0 && replaced.out.first?.contains("replacing what it held") == true, "\(replaced.text)")
         #expect(!FileManager.default.fileExists(atPath: data + "/pulse-server.sqlite-wal"))
         #expect((try FileManager.default.contentsOfDirectory(atPath: data)).filter { $0.hasPrefix(".tmp-") }.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: legacy), "the replaced state's answer key file is gone")
 
         server = try ServerProcess(data: data, ["--access-log", "off"])
+        #expect(try server.client().request("GET", "/api/sync/answer-keys").body == answerKeys, "the answer keys are the backup's")
+        #expect(!FileManager.default.fileExists(atPath: legacy))
         let now = Int64(Date().timeIntervalSince1970)
         #expect(try server.client().signed("GET", "/api/sync/keys?session=talk", by: early, at: now).status == 200)
         #expect(try server.client().signed("GET", "/api/sync/keys?session=talk", by: late, at: now).status == 404)

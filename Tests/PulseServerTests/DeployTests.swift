@@ -10,7 +10,10 @@ import Testing
 /// logrotate snippet parses.
 @Suite(.serialized) struct DeployTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardizedFileURL
+    /// The servers' units (`Type=notify`); `services` adds the backup's oneshot, `timers` its timer.
     static let units = ["pulse-server.service", "pulse-origin.service"]
+    static let services = units + ["pulse-server-backup.service"]
+    static let timers = ["pulse-server-backup.timer"]
     static var binaries: URL { URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent() }
 
     /// The unit's text with its executables in this build's folder (so `verify` checks real files).
@@ -19,7 +22,7 @@ import Testing
         return text.replacingOccurrences(of: "/usr/local/bin/", with: binaries.path + "/")
     }
 
-    @Test(arguments: units)
+    @Test(arguments: services)
     func unitVerifiesAndScoresOKOrBetter(_ name: String) throws {
         let folder = try TestFolder()
         let path = folder.path(name)
@@ -31,15 +34,28 @@ import Testing
         let overall = try #require(security.output.split(separator: "\n").last { $0.contains("Overall exposure level") })
         let score = try #require(overall.firstMatch(of: #/: (\d+\.\d) (\w+)/#), "\(overall)")
         #expect(Double(score.1).map { $0 <= 2.0 } == true && ["OK", "SAFE"].contains(String(score.2)), "\(overall)")
-        // The hardening the issue names, each present.
+        // The hardening the issue names, each present (a oneshot neither restarts nor notifies).
         let text = try Self.unit(name)
+        let server = Self.units.contains(name) ? ["Restart=on-failure", "Type=notify"] : ["Type=oneshot"]
         for setting in [
             "DynamicUser=yes", "ProtectSystem=strict", "ProtectHome=yes", "PrivateTmp=yes", "NoNewPrivileges=yes",
-            "RestrictAddressFamilies=", "SystemCallFilter=@system-service", "CapabilityBoundingSet=\n", "Restart=on-failure", "Type=notify",
-            "Environment=SWIFT_BACKTRACE=enable=no\n",
-        ] {
+            "RestrictAddressFamilies=", "SystemCallFilter=@system-service", "CapabilityBoundingSet=\n",
+        ] + server {
             #expect(text.contains(setting), "\(name) lacks \(setting)")
         }
+    }
+
+    /// A timer verifies with the service it starts beside it.
+    @Test(arguments: timers)
+    func timerVerifies(_ name: String) throws {
+        let folder = try TestFolder()
+        let service = name.replacingOccurrences(of: ".timer", with: ".service")
+        for file in [name, service] {
+            try Data(try Self.unit(file).utf8).write(to: URL(fileURLWithPath: folder.path(file)))
+        }
+        let verify = try Self.run("/usr/bin/systemd-analyze", ["verify", folder.path(name), folder.path(service)])
+        #expect(verify.status == 0 && verify.output.isEmpty, "systemd-analyze verify: \(verify.output)")
+        #expect(try Self.unit(name).contains("OnCalendar="))
     }
 
     /// The units' own `ExecStart` lines, with systemd's directories made real and a free port, start the real

@@ -71,4 +71,31 @@ import Testing
         }
         #expect(EnrollmentResult(note: "enrolled:again") == .again && EnrollmentResult(note: "queue-full") == .busy)
     }
+
+    /// The staff API's and the console's refusals have reasons of their own (they were all `other`): every
+    /// status the console answers a refusal with (`console:<status>`, read from Sources/PulseConsole), every
+    /// error name of `SyncAnswers.error`, and the staff notes. Only an internal error (500) stays `other`.
+    @Test func everyStaffAndConsoleRefusalHasItsReason() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources")
+        var statuses: Set<String> = []
+        for file in try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("PulseConsole").path) where file.hasSuffix(".swift") {
+            let text = try String(contentsOf: root.appendingPathComponent("PulseConsole/" + file), encoding: .utf8)
+            for match in text.matches(of: #/(?:message|plain|html|signInPage)\((?:status: )?(4\d\d|5\d\d)|status: (4\d\d|5\d\d)/#) {
+                statuses.insert(String(match.1 ?? match.2 ?? ""))
+            }
+        }
+        #expect(statuses.isSuperset(of: ["400", "401", "403", "404", "405", "429", "503"]), "\(statuses.sorted())")
+        let answers = try String(contentsOf: root.appendingPathComponent("PulseSyncAPI/SyncAnswers.swift"), encoding: .utf8)
+        let errorNames = answers.matches(of: #/case [.\w, ]+: "(\w+)"/#).map { String($0.1) }
+        #expect(Set(errorNames).isSuperset(of: ["badRequest", "notFound", "conflict", "unavailable"]), "\(errorNames)")
+        let notes = statuses.filter { $0 != "500" }.map { "console:" + $0 } + ["console:409", "console:no-session"]
+            + errorNames.filter { $0 != "internal" }.map { "staff:" + $0 } + ["staff:forbidden", "staff:unauthorized", "staff:no-route"]
+        for note in notes.sorted() {
+            #expect(RefusalReason(note: note, method: "GET") != .other && RefusalReason(note: note, method: "POST") != .other, "\(note) has no reason")
+        }
+        #expect(RefusalReason(note: "console:403", method: "POST") == .csrf && RefusalReason(note: "console:403", method: "GET") == .forbidden)
+        #expect(RefusalReason(note: "staff:forbidden", method: "POST") == .forbidden && RefusalReason(note: "console:500") == .other)
+        #expect(ServerRoute(target: Array("/console/sessions/keynote/events".utf8)) == .console && ServerRoute(target: Array("/console".utf8)) == .console)
+        #expect(ServerRoute(target: Array("/consoles".utf8)) == .other && ServerRoute(target: Array("/console?x".utf8)) == .console)
+    }
 }

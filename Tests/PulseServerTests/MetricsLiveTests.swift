@@ -80,9 +80,7 @@ import Testing
         }, "\(text)")
         #expect((Scrape.value(text, #"pulse_storage_errors_total{kind="unavailable"}"#) ?? 0) >= 1)
         #expect((Scrape.value(text, #"pulse_sync_refusals_total{reason="unavailable"}"#) ?? 0) >= 1)
-        if Scrape.hasPromtool {
-            let (status, output) = try Scrape.promtool(try server.scrape().body)
-            #expect(status == 0 && output.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "\(output)")
-        }
+        let (status, output) = try Scrape.promtool(try server.scrape().body)
+        #expect(status == 0 && output.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "\(output)")
     }
 }

@@ -20,11 +20,19 @@ final class MetricsProcess: @unchecked Sendable {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name)
     }
 
-    init(_ tool: String, _ arguments: [String], metrics: Bool = true) throws {
+    /// `launcher`: a command that ends by exec'ing the server with the arguments that follow it (so the process
+    /// is the server's), e.g. `unshare` with a shell that mounts something first.
+    init(_ tool: String, _ arguments: [String], metrics: Bool = true, launcher: [String] = []) throws {
         let binary = Self.binary(tool)
         try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the \(tool) executable first (swift build)")
-        process.executableURL = binary
-        process.arguments = arguments + ["--listen", "127.0.0.1:0"] + (metrics ? ["--metrics-listen", "127.0.0.1:0"] : [])
+        let serverArguments = arguments + ["--listen", "127.0.0.1:0"] + (metrics ? ["--metrics-listen", "127.0.0.1:0"] : [])
+        if let first = launcher.first {
+            process.executableURL = URL(fileURLWithPath: first)
+            process.arguments = Array(launcher.dropFirst()) + [binary.path] + serverArguments
+        } else {
+            process.executableURL = binary
+            process.arguments = serverArguments
+        }
         process.environment = ProcessInfo.processInfo.environment.filter { $0.key != "PULSE_DATABASE_URL" }
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
@@ -105,6 +113,7 @@ enum Scrape {
 
     /// `promtool check metrics` on an exposition: its exit status and what it printed.
     static func promtool(_ exposition: [UInt8]) throws -> (status: Int32, output: String) {
+        try requireTool(promtoolPath)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: promtoolPath)
         process.arguments = ["check", "metrics"]
@@ -122,7 +131,9 @@ enum Scrape {
 
     static let promtoolPath = "/usr/bin/promtool"
     static let prometheusPath = "/usr/bin/prometheus"
-    /// Scripts/bootstrap installs Debian's prometheus (with promtool); without it those tests are skipped and say so.
-    static var hasPromtool: Bool { FileManager.default.isExecutableFile(atPath: promtoolPath) }
-    static var hasPrometheus: Bool { FileManager.default.isExecutableFile(atPath: prometheusPath) }
+    /// Scripts/bootstrap installs Debian's prometheus (with promtool), and the README's test command runs
+    /// bootstrap: a missing tool fails the test that needs it (never a silent skip).
+    static func requireTool(_ path: String) throws {
+        try #require(FileManager.default.isExecutableFile(atPath: path), "\(path) is missing: run Scripts/bootstrap (Debian prometheus)")
+    }
 }

@@ -24,8 +24,8 @@ import Testing
     static let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../docs").standardizedFileURL
 
     /// The scrape config and the alert rules docs/operations.md suggests are what promtool accepts.
-    @Test(.enabled(if: Scrape.hasPromtool, "promtool missing: run Scripts/bootstrap (Debian prometheus)"))
-    func theOperationsPageScrapeConfigAndAlertsPassPromtool() throws {
+    @Test func theOperationsPageScrapeConfigAndAlertsPassPromtool() throws {
+        try Scrape.requireTool(Scrape.promtoolPath)
         let page = try String(contentsOf: Self.docs.appendingPathComponent("operations.md"), encoding: .utf8)
         let folder = try TestFolder()
         for (start, file, command) in [("scrape_configs:\n", "prometheus.yml", "config"), ("groups:\n", "rules.yml", "rules")] {
@@ -109,8 +109,7 @@ import Testing
         #expect(server.listeningPorts == [server.port, try #require(server.metricsPort)])
     }
 
-    @Test(.enabled(if: Scrape.hasPromtool, "promtool missing: run Scripts/bootstrap (Debian prometheus)"))
-    func promtoolAcceptsBothServersOutput() throws {
+    @Test func promtoolAcceptsBothServersOutput() throws {
         let folder = try TestFolder()
         let (data, package, code) = try Self.event(in: folder)
         let server = try MetricsProcess("pulse-server", ["serve", "--data", data, "--access-log", "off", "--public", package.path])

@@ -9,8 +9,7 @@ import Testing
 /// A real Prometheus (Debian's, installed by Scripts/bootstrap) scrapes pulse-server and pulse-origin every
 /// second; after an enroll, a key fetch and a blob fetch its query API sees the counters move.
 @Suite(.serialized) struct PrometheusScrapeTests {
-    @Test(.enabled(if: Scrape.hasPrometheus, "prometheus missing: run Scripts/bootstrap (Debian prometheus)"))
-    func prometheusSeesTheCountersMove() throws {
+    @Test func prometheusSeesTheCountersMove() throws {
         let folder = try TestFolder()
         let (data, package, code) = try MetricsServeTests.event(in: folder)
         let server = try MetricsProcess("pulse-server", ["serve", "--data", data, "--access-log", "off"])
@@ -55,6 +54,7 @@ final class PrometheusProcess: @unchecked Sendable {
     let logFile: URL
 
     init(folder: URL, jobs: [String: UInt16]) throws {
+        try Scrape.requireTool(Scrape.prometheusPath)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         port = try NginxProxy.freePort()
         var config = "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\nscrape_configs:\n"
