@@ -32,8 +32,8 @@ public final class Readiness: Sendable {
         }
     }
 
-    static let livePath: [UInt8] = Array("/livez".utf8)
-    static let readyPath: [UInt8] = Array("/readyz".utf8)
+    static let livePath = Array("/livez".utf8)
+    static let readyPath = Array("/readyz".utf8)
 
     /// True for `/livez` and `/readyz` (a request target's path, without the query). Called on every request,
     /// so it compares bytes of a concrete type (a generic `elementsEqual` across modules cost 7,000 instructions).

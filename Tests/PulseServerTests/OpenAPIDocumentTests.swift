@@ -2,6 +2,7 @@ import Foundation
 import PulseHTTPServer
 import PulseOrigin
 import PulseSystem
+import PulseTestSupport
 import Testing
 @testable import PulseServer
 
@@ -25,7 +26,7 @@ import Testing
         #expect(status == 0, "openapi-spec-validator: \(output)")
         #expect(output.contains("OK"))
         // The validator catches what this test relies on it for: a reference to nothing is refused.
-        let folder = try OpenAPIScratch("openapi-broken")
+        let folder = try TestFolder("openapi-broken")
         let broken = folder.url.appendingPathComponent("openapi.yaml")
         let text = try String(contentsOf: Self.document, encoding: .utf8)
         try text.replacingOccurrences(of: "'#/components/schemas/Keys'", with: "'#/components/schemas/NoSuchSchema'")
@@ -117,7 +118,7 @@ import Testing
 
     /// Every (method, path template) the routers of pulse-server (with `--public`, and its console) and pulse-origin answer.
     static func routedOperations() throws -> Set<String> {
-        let publicPart = try OpenAPIScratch("openapi-public")
+        let publicPart = try TestFolder("openapi-public")
         let originOnly = try origin(in: publicPart)
         let harness = try SyncHarness("openapi-routes", origin: originOnly)
         try harness.seed(["keynote"], series: "conf")
@@ -147,7 +148,7 @@ import Testing
     }
 
     /// The origin's responder on an empty public part (`pulse-public/1`: an index, no blobs, no app configs).
-    static func origin(in folder: OpenAPIScratch) throws -> Origin {
+    static func origin(in folder: TestFolder) throws -> Origin {
         try FileManager.default.createDirectory(at: folder.url.appendingPathComponent("assets"), withIntermediateDirectories: true)
         try Data(#"{"format":"pulse-public/1","packageId":"0123456789abcdef0123456789abcdef","appconfig":{},"history":{}}"#.utf8)
             .write(to: folder.url.appendingPathComponent("index.json"))
@@ -207,16 +208,4 @@ import Testing
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: output, as: UTF8.self))
     }
-}
-
-/// A temporary folder of these tests, removed at deinit (their own: the shared test helpers are being moved).
-final class OpenAPIScratch: @unchecked Sendable {
-    let url: URL
-
-    init(_ name: String) throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("pulse-\(name)-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
 }
