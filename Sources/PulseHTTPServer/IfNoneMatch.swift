@@ -27,7 +27,7 @@ public enum IfNoneMatch {
             var close = open
             while close < end, header[close] != quote { close += 1 }
             guard close < end else { return false }
-            if close - open == tag.count, header[open..<close].elementsEqual(tag) { return true }
+            if Bytes.equal(header[open..<close], tag) { return true }
             index = close + 1
         }
         return false

@@ -38,25 +38,15 @@ public final class Readiness: Sendable {
     /// True for `/livez` and `/readyz` (a request target's path, without the query). Called on every request,
     /// so it compares bytes of a concrete type (a generic `elementsEqual` across modules cost 7,000 instructions).
     public static func isProbe(_ path: ArraySlice<UInt8>) -> Bool {
-        equals(path, livePath) || equals(path, readyPath)
+        Bytes.equal(path, livePath) || Bytes.equal(path, readyPath)
     }
 
     /// The answer to the probe at `path` (one that `isProbe` accepted). `ready` says whether the server can serve
     /// now; it is asked only when not draining, and its answer (200 or the server's own 503) is used as it is.
     public func answer(_ path: ArraySlice<UInt8>, ready: () -> HTTPResponse) -> HTTPResponse {
-        if Self.equals(path, Self.livePath) { return HTTPResponse(Self.live, note: "live") }
+        if Bytes.equal(path, Self.livePath) { return HTTPResponse(Self.live, note: "live") }
         if isDraining { return HTTPResponse(Self.drainingAnswer, note: "draining") }
         return ready()
-    }
-
-    private static func equals(_ path: ArraySlice<UInt8>, _ literal: [UInt8]) -> Bool {
-        guard path.count == literal.count else { return false }
-        var index = path.startIndex
-        for byte in literal {
-            if path[index] != byte { return false }
-            index += 1
-        }
-        return true
     }
 
     private static let textHeaders = [HTTPHeader("Content-Type", "text/plain; charset=utf-8"), HTTPHeader("Cache-Control", "no-store")]

@@ -89,7 +89,7 @@ public final class Origin: HTTPResponder {
     public func respond(to request: HTTPRequest) -> HTTPResponse {
         let target = request.target
         // Blobs first: nearly every request is one, and it needs no other route compared.
-        if target.count >= Self.assetPrefix.count && target[..<Self.assetPrefix.count].elementsEqual(Self.assetPrefix) {
+        if Bytes.hasPrefix(target[...], Self.assetPrefix) {
             guard request.method == .get || request.method == .head else { return refused(request, isHealthOrProbe: false) }
             // Exactly 64 lowercase hex digits and nothing else: no query, no slash, no escapes.
             guard let digest = BlobDigest(hex: target, from: Self.assetPrefix.count) else {
@@ -99,8 +99,8 @@ public final class Origin: HTTPResponder {
         }
         let queryStart = target.firstIndex(of: 0x3f) ?? target.count
         let path = target[..<queryStart]
-        let isAppConfig = path.elementsEqual(Self.appconfigPath)
-        let isHealth = !isAppConfig && path.elementsEqual(Self.healthPath)
+        let isAppConfig = Bytes.equal(path, Self.appconfigPath)
+        let isHealth = !isAppConfig && Bytes.equal(path, Self.healthPath)
         let isProbe = !isAppConfig && !isHealth && Readiness.isProbe(path)
         guard isAppConfig || isHealth || isProbe else { return HTTPResponse(notFound, note: "no-route") }
         guard request.method == .get || request.method == .head else { return refused(request, isHealthOrProbe: !isAppConfig) }

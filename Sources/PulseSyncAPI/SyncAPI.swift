@@ -156,25 +156,25 @@ public final class SyncAPI: HTTPResponder {
     public func respond(to request: HTTPRequest) -> HTTPResponse {
         let (path, query) = Self.split(request.target)
         return answer(request, path: path) {
-            if path.elementsEqual(Self.keysPath) { return try deviceRoute(request, .keys(query)) }
-            if path.elementsEqual(Self.manifestPath) { return try deviceRoute(request, .manifest(query)) }
-            if path.elementsEqual(Self.eventsPath) { return try deviceRoute(request, .events(query)) }
+            if Bytes.equal(path, Self.keysPath) { return try deviceRoute(request, .keys(query)) }
+            if Bytes.equal(path, Self.manifestPath) { return try deviceRoute(request, .manifest(query)) }
+            if Bytes.equal(path, Self.eventsPath) { return try deviceRoute(request, .events(query)) }
             if let id = Self.middle(path, Self.seriesPrefix, Self.manifestSuffix) { return try deviceRoute(request, .seriesManifest(id)) }
             if let id = Self.middle(path, Self.sessionsPrefix, Self.diagSuffix) { return try deviceRoute(request, .diag(id)) }
-            if path.elementsEqual(Self.enrollPath) { return try enroll(request) }
-            if path.elementsEqual(Self.timePath) { return time(request) }
-            if path.elementsEqual(Self.certificateKeysPath) {
+            if Bytes.equal(path, Self.enrollPath) { return try enroll(request) }
+            if Bytes.equal(path, Self.timePath) { return time(request) }
+            if Bytes.equal(path, Self.certificateKeysPath) {
                 guard isRead(request) else { return HTTPResponse(answers.readOnly, "method") }
                 return HTTPResponse(certificateKeys.keys(at: try cache.revalidate()).published, "cert-keys")
             }
-            if path.elementsEqual(Self.answerKeysPath) {
+            if Bytes.equal(path, Self.answerKeysPath) {
                 guard isRead(request) else { return HTTPResponse(answers.readOnly, "method") }
                 return try answerKeys()
             }
-            if path.starts(with: Self.assetPrefix) || path.elementsEqual(Self.appconfigPath) {
+            if Bytes.hasPrefix(path, Self.assetPrefix) || Bytes.equal(path, Self.appconfigPath) {
                 return origin?.respond(to: request) ?? HTTPResponse(answers.notFound, "no:no-origin")
             }
-            if path.elementsEqual(Self.healthPath) { return isRead(request) ? try health() : HTTPResponse(answers.readOnly, "method") }
+            if Bytes.equal(path, Self.healthPath) { return isRead(request) ? try health() : HTTPResponse(answers.readOnly, "method") }
             if Readiness.isProbe(path) { return isRead(request) ? probe(path) : HTTPResponse(answers.readOnly, "method") }
             return HTTPResponse(answers.notFound, "no:route")
         }
