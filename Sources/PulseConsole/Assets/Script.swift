@@ -93,7 +93,16 @@ enum Script {
       if (typeof data.next === "number" && window.pulseClickerTarget) window.pulseClickerTarget(data.next);
       if (typeof data.canAdvance === "boolean" && next) next.querySelector("button").disabled = !data.canAdvance;
     });
-    stream.addEventListener("ended", function () { stream.close(); say("Signed out: reload the page to sign in again."); });
+    // The server ended this page's stream: closed here, so the browser does not reconnect. "tooManyStreams": newer
+    // console pages of this sign-in (or staff token) took its place; anything else: signed out.
+    stream.addEventListener("ended", function (event) {
+      stream.close();
+      var reason = "";
+      try { reason = String((JSON.parse(event.data) || {}).reason || ""); } catch (error) { reason = ""; }
+      say(reason === "tooManyStreams"
+        ? "Live updates stopped on this page: too many console pages are open with your staff token, and newer ones took its place. Close some, then reload this page."
+        : "Signed out: reload the page to sign in again.");
+    });
   }
 
   // The live view: "devices" events carry only the rows that changed, as text.

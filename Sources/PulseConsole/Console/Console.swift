@@ -32,6 +32,8 @@ public final class Console: HTTPResponder {
     let feed: ClickerFeed
     /// The live view's streams (Live/LiveFeed.swift).
     let liveFeed: LiveFeed
+    /// The caps on both feeds' streams per console session and per staff token.
+    let streamLimits: ConsoleStreamLimits
 
     /// The request headers the console reads (`HTTPServer.Configuration.requestHeaders` must hold them).
     public static let requestHeaders = ["cookie", "origin", "referer", "host", "x-forwarded-proto", "x-csrf-token", "sec-fetch-site", "content-type"]
@@ -47,15 +49,17 @@ public final class Console: HTTPResponder {
         let isStillSignedIn: @Sendable (String, [UInt8]) -> Bool = { id, hash in
             sessions.isLive(id, now: sync.clock()) && ((try? staff.principal(tokenHash: hash, now: sync.seconds(sync.clock()))) ?? nil) != nil
         }
-        feed = ClickerFeed(sync: sync, isStillSignedIn: isStillSignedIn)
-        liveFeed = LiveFeed(sync: sync, isStillSignedIn: isStillSignedIn)
+        let limits = ConsoleStreamLimits(perSession: configuration.maxStreamsPerSession, perToken: configuration.maxStreamsPerToken)
+        streamLimits = limits
+        feed = ClickerFeed(sync: sync, limits: limits, isStillSignedIn: isStillSignedIn)
+        liveFeed = LiveFeed(sync: sync, limits: limits, isStillSignedIn: isStillSignedIn)
     }
 
     /// Ends the action threads, letting queued actions finish (the server stops).
     public func stop(drainSeconds: Double = 5) { actions.drain(within: drainSeconds) }
 
-    /// Console event streams open now.
-    public var openStreams: Int { feed.count }
+    /// Console event streams open now: the clickers' and the live views'.
+    public var openStreams: Int { feed.count + liveFeed.count }
 
     static let prefix = Array("/console".utf8)
 

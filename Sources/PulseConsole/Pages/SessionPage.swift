@@ -186,8 +186,6 @@ enum SessionPage {
         let id = context.parameters[0]
         guard context.principal.maySee(session: id), try context.storage.session(id: id) != nil else { return notFound }
         let stream = try context.console.feed.open(session: id, consoleSession: context.sessionId, tokenHash: context.tokenHash)
-        return .response(HTTPResponse(
-            status: 200, headers: [HTTPHeader("Content-Type", "text/event-stream"), HTTPHeader("X-Accel-Buffering", "no")],
-            body: .stream(stream), note: "console:events"))
+        return .response(HTTPResponse(status: 200, headers: ConsoleStreamLimits.headers, body: .stream(stream), note: "console:events"))
     }
 }
