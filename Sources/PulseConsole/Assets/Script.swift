@@ -30,10 +30,15 @@ enum Script {
     return;
   }
 
-  // Forms that ask first: data-confirm holds the question.
+  // Forms that ask first: data-confirm holds the question. A form with a "confirmed" field is told the answer
+  // (without the script the server asks on a page of its own instead).
   document.addEventListener("submit", function (event) {
-    var question = event.target.getAttribute("data-confirm");
-    if (question && !window.confirm(question)) event.preventDefault();
+    var form = event.target;
+    var question = form.getAttribute("data-confirm");
+    if (!question) return;
+    if (!window.confirm(question)) { event.preventDefault(); return; }
+    var confirmed = form.elements && form.elements.namedItem("confirmed");
+    if (confirmed) confirmed.value = "yes";
   }, true);
 
   var live = document.getElementById("live-status");
