@@ -26,7 +26,6 @@ public final class Console: HTTPResponder {
     public let configuration: ConsoleConfiguration
     let sessions: ConsoleSessions
     let catalog = SessionCatalog()
-    let reports = ReportCache()
     let actions: WorkQueue
     let pages: [ConsolePage]
     let feed: ClickerFeed
