@@ -45,6 +45,10 @@ enum Script {
   function say(text) { if (live) live.textContent = text; }
 
   // The clicker: "Next slide" posts without a reload; →, Space and PageDown press it. There is no way back.
+  // Each press asks for the slide after the last one asked for (the server's max() keeps fast presses in order).
+  // Too fast for the server (429: a presenter remote sending PageDown as fast as it can): the page says so and
+  // keeps the presses; nothing is sent until the server's Retry-After has passed, then one post asks for the
+  // last slide pressed (max() makes it every press at once). No retry loop: one post per wait at most.
   var next = document.getElementById("next-form");
   if (next) {
     var field = next.elements.namedItem("slide");
@@ -52,11 +56,13 @@ enum Script {
     var csrf = next.elements.namedItem("csrf").value;
     var target = parseInt(field.value, 10);
     var busy = 0;
-    var advance = function () {
-      if (button.disabled) return;
-      var slide = target;
-      target = slide + 1;
-      field.value = String(target);
+    var held = -1;       // the last slide pressed while the server asked to wait; -1: none
+    var heldUntil = 0;   // Date.now() before which no press is sent
+    var timer = 0;
+    var slowed = false;  // the page said "too fast": say when it caught up
+    // A press that did not go through does not count: the next press asks for its slide again.
+    var notSent = function (slide) { if (slide < target) { target = slide; field.value = String(target); } };
+    var post = function (slide) {
       busy += 1;
       var data = new URLSearchParams();
       data.set("csrf", csrf);
@@ -65,9 +71,42 @@ enum Script {
         method: "POST", body: data, credentials: "same-origin", referrerPolicy: "same-origin",
         headers: { "X-CSRF-Token": csrf, "Accept": "text/plain" }
       }).then(function (response) {
-        return response.text().then(function (text) { if (!response.ok) say(text || "The slide did not move."); });
-      }, function () { say("The console cannot reach the server. Check the network and press again."); })
+        return response.text().then(function (text) {
+          if (response.status === 429) return wait(slide, response.headers.get("Retry-After"));
+          if (!response.ok) { notSent(slide); say(text || "The slide did not move."); return; }
+          if (slowed && held < 0 && Date.now() >= heldUntil) { slowed = false; say("Caught up: every press was sent."); }
+        });
+      }, function () { notSent(slide); say("The console cannot reach the server. Check the network and press again."); })
         .then(function () { busy -= 1; });
+    };
+    var wait = function (slide, retryAfter) {
+      var seconds = Math.min(Math.max(parseInt(retryAfter, 10) || 1, 1), 60);
+      held = Math.max(held, slide);
+      heldUntil = Math.max(heldUntil, Date.now() + seconds * 1000);
+      slowed = true;
+      say("Going too fast: the server takes only so many slide changes a second. Your presses are kept: slide " + (held + 1) +
+        " goes out in " + (seconds === 1 ? "a second" : seconds + " seconds") + ".");
+      if (!timer) timer = setTimeout(release, Math.max(0, heldUntil - Date.now()));
+    };
+    var release = function () {
+      timer = 0;
+      if (Date.now() < heldUntil) { timer = setTimeout(release, heldUntil - Date.now()); return; }
+      if (held < 0) return;
+      var slide = held;
+      held = -1;
+      post(slide);
+    };
+    var advance = function () {
+      if (button.disabled) return;
+      var slide = target;
+      target = slide + 1;
+      field.value = String(target);
+      if (Date.now() < heldUntil) {
+        held = Math.max(held, slide);
+        say("Going too fast: press kept. Slide " + (held + 1) + " goes out in a moment.");
+        return;
+      }
+      post(slide);
     };
     next.addEventListener("submit", function (event) { event.preventDefault(); advance(); });
     document.addEventListener("keydown", function (event) {

@@ -207,13 +207,19 @@ public final class Console: HTTPResponder {
             return redirect(location)
         case let .refused(status, text):
             if fetch { return plain(status, text) }
-            guard let get = page.get, var view = try? get(context), case .page(var shown) = view else {
+            // A form-only page (the clicker's `…/advance`) shows the page it belongs to (`sessions/*`) again.
+            let shows = page.get ?? pages.first { $0.get != nil && $0.path == Array(page.path.dropLast()) }?.get
+            guard let get = shows, var view = try? get(context), case .page(var shown) = view else {
                 return message(status, "Refused", text)
             }
             shown.status = status
             shown.error = text
             view = .page(shown)
             return render(view, page: page, context: context, fetch: false)
+        case let .limited(retryAfter, text):
+            var response = render(.refused(status: 429, message: text), page: page, context: context, fetch: fetch)
+            response.headers.append(HTTPHeader("Retry-After", String(retryAfter)))
+            return response
         case let .response(response):
             return response
         }
