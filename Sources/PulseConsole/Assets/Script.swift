@@ -45,25 +45,36 @@ enum Script {
   function say(text) { if (live) live.textContent = text; }
 
   // The clicker: "Next slide" posts without a reload; →, Space and PageDown press it. There is no way back.
-  // Each press asks for the slide after the last one asked for (the server's max() keeps fast presses in order).
-  // Too fast for the server (429: a presenter remote sending PageDown as fast as it can): the page says so and
-  // keeps the presses; nothing is sent until the server's Retry-After has passed, then one post asks for the
-  // last slide pressed (max() makes it every press at once). No retry loop: one post per wait at most.
+  // Each press asks for the slide after the last one asked for; the server's max() makes a later ask cover the
+  // earlier ones, so one post at a time is enough: presses made while a post is on its way go out with the next
+  // one (a presenter remote repeating PageDown sends one post per round trip, not one per press). Too fast for
+  // the server all the same (429): the page says so and keeps the presses; nothing is sent until the server's
+  // Retry-After has passed, then one post asks for the last slide pressed. No retry loop: after a 429, one post
+  // per wait at most; the button and keys stay live.
   var next = document.getElementById("next-form");
   if (next) {
     var field = next.elements.namedItem("slide");
     var button = next.querySelector("button");
     var csrf = next.elements.namedItem("csrf").value;
     var target = parseInt(field.value, 10);
-    var busy = 0;
-    var held = -1;       // the last slide pressed while the server asked to wait; -1: none
-    var heldUntil = 0;   // Date.now() before which no press is sent
+    var busy = 0;        // posts on their way
+    var sentAt = 0;      // when the last one went out
+    var pending = -1;    // the last slide pressed and not sent yet; -1: none
+    var heldUntil = 0;   // Date.now() before which nothing is sent (the server's Retry-After)
     var timer = 0;
     var slowed = false;  // the page said "too fast": say when it caught up
     // A press that did not go through does not count: the next press asks for its slide again.
-    var notSent = function (slide) { if (slide < target) { target = slide; field.value = String(target); } };
+    var notSent = function (slide) { if (pending < 0 && slide < target) { target = slide; field.value = String(target); } };
+    var flush = function () {
+      if (pending < 0 || Date.now() < heldUntil) return;
+      if (busy > 0 && Date.now() - sentAt < 5000) return;  // one at a time (unless that one seems stuck)
+      var slide = pending;
+      pending = -1;
+      post(slide);
+    };
     var post = function (slide) {
       busy += 1;
+      sentAt = Date.now();
       var data = new URLSearchParams();
       data.set("csrf", csrf);
       data.set("slide", String(slide));
@@ -72,41 +83,35 @@ enum Script {
         headers: { "X-CSRF-Token": csrf, "Accept": "text/plain" }
       }).then(function (response) {
         return response.text().then(function (text) {
-          if (response.status === 429) return wait(slide, response.headers.get("Retry-After"));
+          if (response.status === 429) { wait(slide, response.headers.get("Retry-After")); return; }
           if (!response.ok) { notSent(slide); say(text || "The slide did not move."); return; }
-          if (slowed && held < 0 && Date.now() >= heldUntil) { slowed = false; say("Caught up: every press was sent."); }
+          if (slowed && pending < 0 && Date.now() >= heldUntil) { slowed = false; say("Caught up: every press was sent."); }
         });
       }, function () { notSent(slide); say("The console cannot reach the server. Check the network and press again."); })
-        .then(function () { busy -= 1; });
+        .then(function () { busy -= 1; flush(); });
     };
     var wait = function (slide, retryAfter) {
       var seconds = Math.min(Math.max(parseInt(retryAfter, 10) || 1, 1), 60);
-      held = Math.max(held, slide);
+      pending = Math.max(pending, slide);
       heldUntil = Math.max(heldUntil, Date.now() + seconds * 1000);
       slowed = true;
-      say("Going too fast: the server takes only so many slide changes a second. Your presses are kept: slide " + (held + 1) +
+      say("Going too fast: the server takes only so many slide changes a second. Your presses are kept: slide " + (pending + 1) +
         " goes out in " + (seconds === 1 ? "a second" : seconds + " seconds") + ".");
       if (!timer) timer = setTimeout(release, Math.max(0, heldUntil - Date.now()));
     };
     var release = function () {
       timer = 0;
       if (Date.now() < heldUntil) { timer = setTimeout(release, heldUntil - Date.now()); return; }
-      if (held < 0) return;
-      var slide = held;
-      held = -1;
-      post(slide);
+      flush();
     };
     var advance = function () {
       if (button.disabled) return;
       var slide = target;
       target = slide + 1;
       field.value = String(target);
-      if (Date.now() < heldUntil) {
-        held = Math.max(held, slide);
-        say("Going too fast: press kept. Slide " + (held + 1) + " goes out in a moment.");
-        return;
-      }
-      post(slide);
+      pending = Math.max(pending, slide);
+      if (Date.now() < heldUntil) { say("Going too fast: press kept. Slide " + (pending + 1) + " goes out in a moment."); return; }
+      flush();
     };
     next.addEventListener("submit", function (event) { event.preventDefault(); advance(); });
     document.addEventListener("keydown", function (event) {
