@@ -66,7 +66,7 @@ let package = Package(
         // pulse-server: storage (records, SQLite and PostgreSQL backends), then the responders, then the composition.
         target("PulseServerStorage", ["PulseSQLite", "PulsePostgres", "PulseCore", "PulseCrypto", "PulseStore", "PulseSystem"]),
         target("PulseSyncAPI", ["PulseServerStorage", "PulseHTTPServer", "PulseOrigin", "PulseCore", "PulseCrypto", "PulseAnswerSignature"]),  // the device routes; what responders share
-        target("PulseStaffAPI", ["PulseSyncAPI", "PulseServerStorage", "PulseHTTPServer", "PulseCore"]),  // /api/staff/…
+        target("PulseStaffAPI", ["PulseSyncAPI", "PulseServerStorage", "PulseHTTPServer", "PulseCore", "PulseSystem"]),  // /api/staff/…; the report cache waits with Condition
         // /console/…: the staff console's server-rendered pages (sign-in, CSRF, its assets and event stream).
         target("PulseConsole", ["PulseStaffAPI", "PulseSyncAPI", "PulseServerStorage", "PulseHTTPServer", "PulseHTML", "PulseQR", "PulseCore", "PulseCrypto"]),
         target("PulseServer", [

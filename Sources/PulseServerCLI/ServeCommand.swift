@@ -49,6 +49,11 @@ enum ServeCommand {
         help: "Enrollments per second per registration token, all addresses together, unless the token sets its own (default 20).")
     static let tokenEnrollBurst = Option.int(
         "token-enroll-burst", "<n>", in: 1...1_000_000, help: "Enrollment burst per registration token: the door rush (default 300).")
+    static let staffChangeRate = Option.int(
+        "staff-change-rate", "<per-second>", in: 1...1_000_000,
+        help: "Changes per second a presenter's or moderator's staff token may make (default 10, bursts of 60); past it, 429 with Retry-After.")
+    static let staffChangeBurst = Option.int(
+        "staff-change-burst", "<n>", in: 1...1_000_000, help: "Burst of changes per presenter's or moderator's staff token (default 60).")
     static let tokenMaxStreams = Option.int(
         "token-max-streams", "<n>", in: 0...1_000_000,
         help: "Event streams open at once by the devices of one registration token, unless it sets its own (default: half of --max-connections).")
@@ -89,7 +94,8 @@ enum ServeCommand {
             options: [
                 ServerCommand.dataOption, ServerCommand.databaseOption,
                 listen, publicPackage, publicURL, trustedProxy, accessLog, logFormat, threads, maxConnections, maxConnectionsPerIP, idleTimeout, headerTimeout,
-                enrollRate, enrollBurst, tokenEnrollRate, tokenEnrollBurst, tokenMaxStreams, drainDelay, shutdownTimeout, metricsListen,
+                enrollRate, enrollBurst, tokenEnrollRate, tokenEnrollBurst, tokenMaxStreams, staffChangeRate, staffChangeBurst, drainDelay,
+                shutdownTimeout, metricsListen,
                 answerTTL, answerSigning,
             ],
             validate: { arguments in try ServerCommand.checkStorageGiven(arguments, console) },
@@ -134,6 +140,8 @@ enum ServeCommand {
         if let value = arguments[Self.enrollBurst] { settings.sync.enrollLimit.burst = Double(value) }
         if let value = arguments[Self.tokenEnrollRate] { settings.sync.tokenEnrollLimit.rate = Double(value) }
         if let value = arguments[Self.tokenEnrollBurst] { settings.sync.tokenEnrollLimit.burst = Double(value) }
+        if let value = arguments[Self.staffChangeRate] { settings.sync.staffChangeLimit.rate = Double(value) }
+        if let value = arguments[Self.staffChangeBurst] { settings.sync.staffChangeLimit.burst = Double(value) }
         settings.sync.tokenMaxStreams = arguments[Self.tokenMaxStreams] ?? settings.server.maxConnections / 2
         settings.drain = Double(arguments[Self.shutdownTimeout] ?? 10)
         settings.drainDelay = Double(arguments[Self.drainDelay] ?? 0)

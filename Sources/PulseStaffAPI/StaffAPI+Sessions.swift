@@ -77,10 +77,11 @@ extension StaffAPI {
     }
 
     /// `GET /api/staff/sessions/{id}/report`: the end-of-event report, JSON, or CSV with `?format=csv` or
-    /// `Accept: text/csv`.
-    func report(_ id: String, _ request: HTTPRequest, query: ArraySlice<UInt8>, now: Int64) throws -> HTTPResponse {
+    /// `Accept: text/csv`. Kept in `reports` with the console's page: while nothing changed (or, live, for a few
+    /// seconds) a request costs a lookup, and the body it sends was made once.
+    func report(_ id: String, _ request: HTTPRequest, query: ArraySlice<UInt8>) throws -> HTTPResponse {
         guard let session = try storage.session(id: id) else { throw Administration.noSession(id) }
-        let report = StaffReport(session: session, samples: try storage.samples(sessionId: id), devices: try storage.devices(), generatedAt: now)
+        let kept = try reports.report(of: session, storage: storage, now: clock())
         let wantsCSV = query.split(separator: UInt8(ascii: "&")).contains { $0.elementsEqual(Array("format=csv".utf8)) }
             || (request.headers["accept"].map { String(decoding: $0, as: UTF8.self).lowercased().contains("text/csv") } ?? false)
         if wantsCSV {
@@ -90,9 +91,12 @@ extension StaffAPI {
                     HTTPHeader("Content-Type", "text/csv; charset=utf-8"), SyncAPI.noStore,
                     HTTPHeader("Content-Disposition", "attachment; filename=\"\(id)-report.csv\""),
                 ],
-                body: .bytes(Array(report.csv.utf8)), note: "staff:report-csv")
+                body: .bytes(kept.form("csv") { Array(kept.report.csv.utf8) }), note: "staff:report-csv")
         }
-        return SyncAnswers.json(200, report.json, note: "staff:report")
+        // `SyncAnswers.json`'s answer, its body made once per kept report.
+        return HTTPResponse(
+            status: 200, headers: [HTTPHeader("Content-Type", "application/json"), SyncAPI.noStore],
+            body: .bytes(kept.form("json") { kept.report.json.canonicalBytes + [0x0A] }), note: "staff:report")
     }
 }
 

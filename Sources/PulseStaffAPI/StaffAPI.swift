@@ -42,6 +42,8 @@ import PulseServerStorage
 public final class StaffAPI: HTTPResponder {
     let sync: SyncAPI
     let administration: Administration
+    /// The reports made last: the report route's and the console's report page's one keeping.
+    public let reports = ReportCache()
 
     public init(sync: SyncAPI) {
         self.sync = sync
@@ -238,7 +240,7 @@ public final class StaffAPI: HTTPResponder {
         case ("sessions", 3) where parts[2] == "live" && isRead(request):
             return try liveView(parts[1], now: now, withDevices: principal.may(.readLiveDevices, session: parts[1]))
         case ("sessions", 3) where parts[2] == "report" && isRead(request):
-            return try report(parts[1], request, query: query, now: now)
+            return try report(parts[1], request, query: query)
         case ("audit", 1) where isRead(request):
             return try audit(query: query)
         default:

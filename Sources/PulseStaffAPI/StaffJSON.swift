@@ -46,7 +46,7 @@ public enum StaffJSON {
     public static func session(_ record: SessionRecord) -> JSONValue {
         var fields: [String: JSONValue] = [
             "id": .string(record.id), "state": .string(record.state.rawValue), "allowDownload": .bool(record.allowDownload),
-            "venueNetworks": .array(record.venueNetworks.map { .string($0.description) }), "packageId": .string(record.packageId),
+            "venueNetworks": .array(record.venueNetworks.map { .string($0.description) }), "packageId": .string(record.packageId.hex),
             "packageVersion": .string(record.packageVersion), "deckVersion": .int(record.deckVersion), "slideCount": .int(record.slideCount),
             "maxShown": record.maxShown.map { .int($0) } ?? .null,
             "rehearsalMaxShown": record.rehearsalMaxShown.map { .int($0) } ?? .null,

@@ -28,10 +28,22 @@ public struct StaffReport: Sendable {
         public var effectiveType: String?
     }
 
+    /// One slice of "devices over time".
+    public struct Slice: Sendable, Equatable {
+        /// Its start (the server's clock, Unix seconds).
+        public var start: Int64
+        /// Devices with at least one sample in it.
+        public var devices: Int
+    }
+
     public let session: SessionRecord
     public let rows: [Row]
     public let generatedAt: Int64
     public let sampleCount: Int
+    /// Devices over time: `timelineSlices` equal slices of the samples' span (fewer when it is shorter in
+    /// seconds), each with the devices that sent a sample in it (the console's chart; not in the JSON or CSV).
+    public let timeline: [Slice]
+    public static let timelineSlices = 12
 
     public init(session: SessionRecord, samples: [DiagSample], devices: [DeviceRecord], generatedAt: Int64) {
         self.session = session
@@ -59,6 +71,19 @@ public struct StaffReport: Sendable {
             if let type = sample.connection["effectiveType"]?.stringValue { rows[at].effectiveType = type }
         }
         self.rows = rows
+        timeline = Self.timeline(samples)
+    }
+
+    private static func timeline(_ samples: [DiagSample]) -> [Slice] {
+        guard let first = samples.map(\.receivedAt).min(), let last = samples.map(\.receivedAt).max() else { return [] }
+        let span = max(1, last - first + 1)
+        let count = Int(min(Int64(timelineSlices), span))
+        let width = (span + Int64(count) - 1) / Int64(count)
+        var devices = Array(repeating: Set<String>(), count: count)
+        for sample in samples {
+            devices[Int(min(Int64(count - 1), (sample.receivedAt - first) / width))].insert(sample.deviceId)
+        }
+        return devices.enumerated().map { Slice(start: first + Int64($0.offset) * width, devices: $0.element.count) }
     }
 
     private static func number(_ value: JSONValue?) -> Double? {

@@ -1,5 +1,6 @@
 import Foundation
 import PulseServerStorage
+import PulseSyncAPI
 import PulseSystem
 import SyncTestSupport
 import Testing
@@ -42,6 +43,37 @@ import Testing
         let form = try harness.post("/console/sessions/keynote/advance", [("csrf", csrf), ("slide", "3")], cookie: cookie)
         #expect(form.status == 303)
         #expect(try harness.storage.session(id: "keynote")?.maxShown == 3)
+    }
+
+    /// A presenter remote sending PageDown faster than the staff API takes a presenter's changes: past the burst
+    /// the script's post is 429 with `Retry-After` and one line saying it goes too fast (the script waits that
+    /// long, then sends the last slide pressed); a refused press moves nothing. Without the script the form's
+    /// post gets the clicker page again with that line.
+    @Test func tooFastPressesAre429WithRetryAfterAndOneLine() throws {
+        let harness = try ConsoleHarness(configure: { $0.staffChangeLimit = RateLimit(rate: 0.2, burst: 5) })
+        try harness.server.set("keynote", SessionUpdate(state: .live))
+        let token = try harness.server.administration.createStaffToken(role: .presenter, session: "keynote").text
+        let cookie = try #require(try harness.signIn(token).cookie)
+        let csrf = try #require(ConsoleHarness.csrf(try harness.get("/console/sessions/keynote", cookie: cookie).text))
+        var answers: [RawHTTPResponse] = []
+        for slide in 0..<12 {
+            answers.append(try harness.post("/console/sessions/keynote/advance", [("slide", "\(slide)")], cookie: cookie, headers: [("X-CSRF-Token", csrf)]))
+        }
+        #expect(answers.prefix(5).allSatisfy { $0.status == 204 }, "\(answers.map(\.status))")
+        #expect(answers.allSatisfy { $0.status == 204 || $0.status == 429 }, "\(answers.map(\.status))")
+        let limited = try #require(answers.first { $0.status == 429 }, "never too fast: \(answers.map(\.status))")
+        let seconds = try #require(limited.header("retry-after").flatMap { Int($0) })
+        #expect((1...3600).contains(seconds))
+        #expect(limited.header("content-type") == "text/plain; charset=utf-8")
+        #expect(limited.text.hasPrefix("Going too fast") && !limited.text.contains("<"), "\(limited.text)")
+        // A refused press moved nothing: the frontier is the last press that went through.
+        let lastSent = try #require(answers.lastIndex { $0.status == 204 })
+        #expect(try harness.storage.session(id: "keynote")?.maxShown == lastSent)
+        // The plain form (no script): the clicker again, with the line, 429 and Retry-After.
+        let form = try harness.post("/console/sessions/keynote/advance", [("csrf", csrf), ("slide", "13")], cookie: cookie)
+        #expect(form.status == 429 && form.header("retry-after") != nil)
+        #expect(form.text.contains(#"role="alert""#) && form.text.contains("Going too fast") && form.text.contains(">Next slide</button>"))
+        #expect(try harness.storage.session(id: "keynote")?.maxShown == lastSent)
     }
 
     /// A presenter lands on their own session, sees the clicker and Go live / End session only, cannot open

@@ -98,6 +98,56 @@ import Testing
     }
 }
 
+extension CompanionDevicesPageTests {
+    /// A leaked attendee link: "Revoke with its devices" (its own button, named for the link) cuts the link and
+    /// every phone it enrolled through the staff API's `withDevices`, audited, once confirmed: with the script by
+    /// `data-confirm`, without it on a page of its own. Without the CSRF token, or as a moderator, nothing changes.
+    @Test func revokeWithItsDevicesCutsEveryPhoneOfTheLinkOnceConfirmed() throws {
+        let harness = try PagesHarness()
+        let link = try harness.server.registrationToken(series: "devconf-2026")
+        for _ in 0..<3 { #expect(try harness.enrollWith(link) == 200) }
+        let stage = try harness.enroll(.session("keynote"), name: "Stage left")  // a device code's phone
+        let record = try #require(try harness.storage.credentials().first { $0.kind == .registrationToken })
+        let code = try #require(try harness.storage.credentials().first { $0.kind == .deviceCode })
+        func linkDevices() throws -> [DeviceRecord] { try harness.storage.devices().filter { $0.credentialId == record.id } }
+        #expect(try linkDevices().count == 3)
+
+        let page = try harness.get("/console/companion")
+        #expect(page.text.contains(#"aria-label="Revoke \#(record.id) with its devices">Revoke with its devices</button>"#), "\(page.text)")
+        #expect(page.text.contains(#"data-confirm="Revoke attendee link \#(record.id) and every device it enrolled (3)? "#))
+        #expect(page.text.contains(#"aria-label="Revoke \#(record.id)">Revoke</button>"#))
+        #expect(!page.text.contains("Revoke \(code.id) with its devices"), "a device code has no such button")
+
+        // Without the script nothing asked yet: the post answers with the question, and nothing changes.
+        let asked = try harness.post("/console/companion", [("do", "revoke-devices"), ("id", record.id), ("confirmed", "")])
+        #expect(asked.status == 200 && asked.text.contains("Revoke attendee link \(record.id) with its devices"), "\(asked.text)")
+        #expect(asked.text.contains(#"name="confirmed" value="yes""#) && asked.text.contains(#"aria-label="Revoke \#(record.id) with its devices""#))
+        #expect(asked.text.contains("every device it enrolled: 3 so far") && asked.text.contains(#"href="/console/companion">Cancel"#))
+        // Forged (no CSRF token), or a moderator: refused, nothing changes.
+        let forged = try harness.post("/console/companion", [("do", "revoke-devices"), ("id", record.id), ("confirmed", "yes")], csrf: false)
+        #expect(forged.status == 403)
+        let moderator = try PagesHarness.signedIn(harness, token: try harness.server.administration.createStaffToken(role: .moderator).text)
+        #expect(try moderator.post("/console/companion", [("do", "revoke-devices"), ("id", record.id), ("confirmed", "yes")]).status == 403)
+        #expect(try harness.storage.credentials().first { $0.id == record.id }?.revokedAt == nil)
+        #expect(try linkDevices().allSatisfy { !$0.isRevoked })
+        // A device code is no attendee link.
+        #expect(try harness.post("/console/companion", [("do", "revoke-devices"), ("id", code.id), ("confirmed", "yes")]).status == 404)
+
+        // Confirmed: the link and its three phones, in one call; the stage phone (a device code's) stays.
+        let revoked = try harness.post("/console/companion", [("do", "revoke-devices"), ("id", record.id), ("confirmed", "yes")])
+        #expect(revoked.status == 303, "\(revoked.text)")
+        #expect(try harness.storage.credentials().first { $0.id == record.id }?.revokedAt != nil)
+        #expect(try linkDevices().count == 3 && linkDevices().allSatisfy(\.isRevoked))
+        #expect(try harness.storage.device(id: stage.id)?.isRevoked == false)
+        #expect(try harness.get("/console/companion").text.contains("Revoked \(record.id) and the 3 devices it enrolled."))
+        let audit = try harness.storage.auditEntries(after: 0, since: nil, limit: 100)
+        #expect(audit.contains { $0.entry.action == .tokenRevoke && $0.entry.actor.kind == .staff && $0.entry.detail == "with its devices" }, "\(audit)")
+        // A revoked link with its phones gone: the staff API's 404, as the page's error line.
+        let again = try harness.post("/console/companion", [("do", "revoke-devices"), ("id", record.id), ("confirmed", "yes")])
+        #expect(again.status == 404 && again.text.contains(#"role="alert""#))
+    }
+}
+
 extension PagesHarness {
     /// `POST /api/sync/enroll` with `token`: the status.
     func enrollWith(_ token: String) throws -> Int {

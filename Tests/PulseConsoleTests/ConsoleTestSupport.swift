@@ -14,10 +14,13 @@ final class ConsoleHarness: @unchecked Sendable {
     let work: TestFolder
     let server: TestSyncServer
 
-    init(_ name: String = #function, configure: (inout SyncConfiguration) -> Void = { _ in }) throws {
+    init(
+        _ name: String = #function, configure: (inout SyncConfiguration) -> Void = { _ in },
+        serverConfigure: (inout HTTPServer.Configuration) -> Void = { _ in }
+    ) throws {
         work = try TestFolder(name + "-work")
         let package = try SamplePackage.build(in: work.url)
-        server = try TestSyncServer(package: package, name, configure: configure)
+        server = try TestSyncServer(package: package, name, configure: configure, serverConfigure: serverConfigure)
     }
 
     var port: UInt16 { server.port }

@@ -13,7 +13,7 @@ import Testing
 
     static func record(_ id: String, state: SessionState = .live, shown: Int? = 2) -> SessionRecord {
         SessionRecord(
-            id: id, state: state, maxShown: shown, rehearsalMaxShown: nil, allowDownload: false, venueNetworks: [], packageId: "p", seriesId: "s",
+            id: id, state: state, maxShown: shown, rehearsalMaxShown: nil, allowDownload: false, venueNetworks: [], packageId: PackageID(String(repeating: "0", count: 32))!, seriesId: "s",
             packageVersion: "v", deckVersion: 1, slideCount: 12, changeSequence: 1, updatedAt: 0)
     }
 

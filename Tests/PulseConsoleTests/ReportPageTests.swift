@@ -73,19 +73,24 @@ import Testing
         #expect(ended.contains("1 devices, 2 samples, state ended") && !ended.contains("The session is live"))
     }
 
-    /// The cache's rule: the same key always; a newer sample stamp only for a live session, the same change
-    /// sequence, within `liveSeconds`.
-    @Test func theReportCacheKeepsALiveReportForLiveSeconds() {
-        let cache = ReportCache(liveSeconds: 5)
-        let view = PageView(title: "Report") { "kept" }
-        let key = ReportCache.Key(stamp: SampleStamp(count: 1, newest: 10), changeSequence: 3)
-        let newer = ReportCache.Key(stamp: SampleStamp(count: 2, newest: 11), changeSequence: 3)
-        cache.keep(view, session: "keynote", key: key, now: 100)
-        #expect(cache.view(session: "keynote", key: key, live: false, now: 10_000) != nil)
-        #expect(cache.view(session: "keynote", key: newer, live: true, now: 104.9) != nil)
-        #expect(cache.view(session: "keynote", key: newer, live: true, now: 105) == nil)
-        #expect(cache.view(session: "keynote", key: newer, live: false, now: 101) == nil)
-        #expect(cache.view(session: "keynote", key: ReportCache.Key(stamp: newer.stamp, changeSequence: 4), live: true, now: 101) == nil)
-        #expect(cache.view(session: "other", key: key, live: true, now: 101) == nil)
+    /// One keeping for the page and the staff API's report (JSON and CSV, the page's "Download CSV"): the page
+    /// made the report, the staff API's answers and the CSV link read it; nothing is made again.
+    @Test func thePageAndTheStaffAPIShareOneKeptReport() throws {
+        let harness = try PagesHarness()
+        _ = try harness.storage.updateSession(id: "keynote", SessionUpdate(state: .live), at: 1_000_000_000, audit: [])
+        let phone = try harness.enroll(.session("keynote"), name: "Phone")
+        #expect(try harness.diag(phone, session: "keynote", build: "2.0.0", rtt: 40) == 204)
+        let reports = harness.server.sync.staff.reports
+        let before = reports.made
+        #expect(try harness.get("/console/sessions/keynote/report").text.contains("1 devices, 1 samples, state live"))
+        #expect(reports.made == before + 1)
+        let auth = [("Authorization", "Bearer \(try harness.server.administration.createStaffToken(role: .moderator).text)")]
+        #expect(try harness.diag(phone, session: "keynote", build: "2.0.1", rtt: 50) == 204)
+        let json = try harness.client().request("GET", "/api/staff/sessions/keynote/report", auth)
+        let samples = try JSONValue.parse(json.body)["samples"]
+        #expect(json.status == 200 && samples == 1, "the staff API made its own report: \(json.text)")
+        #expect(try harness.get("/console/sessions/keynote/report/csv").text.split(separator: "\r\n").count == 2)
+        #expect(try harness.client().request("GET", "/api/staff/sessions/keynote/report?format=csv", auth).status == 200)
+        #expect(reports.made == before + 1)
     }
 }

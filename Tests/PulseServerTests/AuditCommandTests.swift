@@ -34,7 +34,7 @@ import Testing
         let storage = try AdminCommandTests.storage(data)
         // The seeding import.
         let seeded = try storage.auditEntries(after: 0, since: nil, limit: 10).map(\.entry)
-        Self.expectOne(seeded, .import, target: try #require(try storage.sessions().first?.packageId))
+        Self.expectOne(seeded, .import, target: try #require(try storage.sessions().first?.packageId.hex))
         #expect(seeded.first?.detail == "sessions lab,talk; series conf" || seeded.first?.detail == "sessions talk,lab; series conf")
 
         var (result, rows) = try Self.appended(data, ["admin", "device-code", "create", "--session", "talk"])
@@ -109,7 +109,7 @@ import Testing
         }
         // The import again: one row, ok (nothing changed is still an import that was done).
         (result, rows) = try Self.appended(data, ["import", package.root.path])
-        Self.expectOne(rows, .import, target: try storage.sessions().first?.packageId)
+        Self.expectOne(rows, .import, target: try storage.sessions().first?.packageId.hex)
 
         let all = try storage.auditEntries(after: 0, since: nil, limit: 1000).map { "\($0)" }.joined()
         for secret in [code, token, staff] { #expect(!all.contains(secret)) }

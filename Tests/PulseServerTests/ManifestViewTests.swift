@@ -22,7 +22,7 @@ import Testing
         ])
         let content = SessionContent(sessionId: "talk", packageVersion: version, manifest: manifest.prettyBytes, gated: gated)
         let session = SessionRecord(
-            id: "talk", state: .live, maxShown: 1, rehearsalMaxShown: nil, allowDownload: false, venueNetworks: [], packageId: "", seriesId: nil,
+            id: "talk", state: .live, maxShown: 1, rehearsalMaxShown: nil, allowDownload: false, venueNetworks: [], packageId: TestContent.packageAID, seriesId: nil,
             packageVersion: version, deckVersion: 1, slideCount: 5, changeSequence: 0, updatedAt: 0)
         return (content, session)
     }

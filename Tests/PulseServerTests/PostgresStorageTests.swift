@@ -171,6 +171,19 @@ import Testing
         #expect(error?.kind == .storage)
     }
 
+    /// A session's package id is parsed where it leaves the database, as the key tables' and series' are: one
+    /// changed by hand is a storage error naming the session.
+    @Test func anUnreadablePackageIdOfASessionIsAStorageError() throws {
+        let database = try Self.database()
+        let storage = try PostgresStorage(configuration: database.configuration, watchChanges: false)
+        try TestContent.seed(storage, "talk")
+        #expect(try storage.session(id: "talk")?.packageId == TestContent.packageAID)
+        try PostgresConnection(database.configuration).execute("UPDATE sessions SET package_id = 'not-a-package'")
+        let error = #expect(throws: ServerError.self) { try storage.session(id: "talk") }
+        #expect(error?.kind == .storage && error?.message == "session talk has an unreadable package id in the database")
+        #expect(throws: ServerError.self) { try storage.sessions() }
+    }
+
     @Test func fiftyEnrollsWithOneCodeOverThreeInstancesMakeOneDevice() throws {
         let database = try Self.database()
         let instances = try (0..<3).map { _ in try PostgresStorage(configuration: database.configuration, connections: 8) }

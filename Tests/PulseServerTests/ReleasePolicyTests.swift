@@ -152,7 +152,7 @@ import Testing
 
     @Test func venueCheckUsesTheSessionsNetworks() throws {
         var session = SessionRecord(
-            id: "s", state: .live, maxShown: 1, rehearsalMaxShown: nil, allowDownload: false, venueNetworks: [], packageId: "", seriesId: nil,
+            id: "s", state: .live, maxShown: 1, rehearsalMaxShown: nil, allowDownload: false, venueNetworks: [], packageId: TestContent.packageAID, seriesId: nil,
             packageVersion: "", deckVersion: 1, slideCount: 3, changeSequence: 0, updatedAt: 0)
         #expect(session.venueCheck(client: IPAddress("203.0.113.9")) == .unlocked)
         #expect(session.venueCheck(client: nil) == .unlocked)

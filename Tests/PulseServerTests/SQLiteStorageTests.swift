@@ -34,6 +34,9 @@ import Testing
         let error = #expect(throws: ServerError.self) { try storage.keyTable(sessionId: "talk", deckVersion: 1) }
         #expect(error?.kind == .storage && error?.message == "key table talk/1 has an unreadable package id in the database")
         try database.execute("UPDATE sessions SET package_id = 'not-a-package'")
+        let read = #expect(throws: ServerError.self) { try storage.session(id: "talk") }
+        #expect(read?.kind == .storage && read?.message == "session talk has an unreadable package id in the database")
+        #expect(throws: ServerError.self) { try storage.sessions() }
         let refused = #expect(throws: ServerError.self) {
             try storage.importContent(TestContent.plan([TestContent.session("talk")]), options: ImportOptions(), at: 2000)
         }

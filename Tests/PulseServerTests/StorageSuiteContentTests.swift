@@ -20,7 +20,7 @@ import Testing
         #expect(summary.series.map(\.outcome) == [.new])
 
         let record = try #require(try storage.session(id: "talk"))
-        #expect(record.state == .draft && record.packageId == T.packageA && record.seriesId == "conf" && record.slideCount == 10)
+        #expect(record.state == .draft && record.packageId == T.packageAID && record.seriesId == "conf" && record.slideCount == 10)
         #expect(try storage.sessionContent(id: "talk") == SessionContent(sessionId: "talk", packageVersion: talk.packageVersion, manifest: talk.manifest, gated: []))
         #expect(try storage.sessionContent(id: "lab")?.gated == [gated])
         #expect(try storage.keyTable(sessionId: "talk", deckVersion: 1) == talk.keyTable)
@@ -78,12 +78,12 @@ import Testing
         let other = T.plan([T.session("talk", packageId: T.packageBID, seed: "b")], series: [T.series("conf", sessions: ["talk"])], packageId: T.packageBID)
         let error = #expect(throws: ServerError.self) { try storage.importContent(other, options: ImportOptions(), at: 1200) }
         #expect(error?.message.hasPrefix("session talk was imported from package \(T.packageA), this is package \(T.packageB)") == true)
-        #expect(try storage.session(id: "talk")?.packageId == T.packageA)
+        #expect(try storage.session(id: "talk")?.packageId == T.packageAID)
 
         let replaced = try storage.importContent(other, options: ImportOptions(replacePackage: true), at: 1300)
         #expect(replaced.sessions.map(\.outcome) == [.manifest])
         let record = try #require(try storage.session(id: "talk"))
-        #expect(record.packageId == T.packageB && record.state == .live && record.maxShown == 2)
+        #expect(record.packageId == T.packageBID && record.state == .live && record.maxShown == 2)
         #expect(try storage.keyTable(sessionId: "talk", deckVersion: 1)?.packageId == T.packageBID)
         #expect(try storage.series(id: "conf")?.packageId == T.packageBID)
     }

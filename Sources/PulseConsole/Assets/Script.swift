@@ -30,29 +30,51 @@ enum Script {
     return;
   }
 
-  // Forms that ask first: data-confirm holds the question.
+  // Forms that ask first: data-confirm holds the question. A form with a "confirmed" field is told the answer
+  // (without the script the server asks on a page of its own instead).
   document.addEventListener("submit", function (event) {
-    var question = event.target.getAttribute("data-confirm");
-    if (question && !window.confirm(question)) event.preventDefault();
+    var form = event.target;
+    var question = form.getAttribute("data-confirm");
+    if (!question) return;
+    if (!window.confirm(question)) { event.preventDefault(); return; }
+    var confirmed = form.elements && form.elements.namedItem("confirmed");
+    if (confirmed) confirmed.value = "yes";
   }, true);
 
   var live = document.getElementById("live-status");
   function say(text) { if (live) live.textContent = text; }
 
   // The clicker: "Next slide" posts without a reload; →, Space and PageDown press it. There is no way back.
+  // Each press asks for the slide after the last one asked for; the server's max() makes a later ask cover the
+  // earlier ones, so one post at a time is enough: presses made while a post is on its way go out with the next
+  // one (a presenter remote repeating PageDown sends one post per round trip, not one per press). Too fast for
+  // the server all the same (429): the page says so and keeps the presses; nothing is sent until the server's
+  // Retry-After has passed, then one post asks for the last slide pressed. No retry loop: after a 429, one post
+  // per wait at most; the button and keys stay live.
   var next = document.getElementById("next-form");
   if (next) {
     var field = next.elements.namedItem("slide");
     var button = next.querySelector("button");
     var csrf = next.elements.namedItem("csrf").value;
     var target = parseInt(field.value, 10);
-    var busy = 0;
-    var advance = function () {
-      if (button.disabled) return;
-      var slide = target;
-      target = slide + 1;
-      field.value = String(target);
+    var busy = 0;        // posts on their way
+    var sentAt = 0;      // when the last one went out
+    var pending = -1;    // the last slide pressed and not sent yet; -1: none
+    var heldUntil = 0;   // Date.now() before which nothing is sent (the server's Retry-After)
+    var timer = 0;
+    var slowed = false;  // the page said "too fast": say when it caught up
+    // A press that did not go through does not count: the next press asks for its slide again.
+    var notSent = function (slide) { if (pending < 0 && slide < target) { target = slide; field.value = String(target); } };
+    var flush = function () {
+      if (pending < 0 || Date.now() < heldUntil) return;
+      if (busy > 0 && Date.now() - sentAt < 5000) return;  // one at a time (unless that one seems stuck)
+      var slide = pending;
+      pending = -1;
+      post(slide);
+    };
+    var post = function (slide) {
       busy += 1;
+      sentAt = Date.now();
       var data = new URLSearchParams();
       data.set("csrf", csrf);
       data.set("slide", String(slide));
@@ -60,9 +82,36 @@ enum Script {
         method: "POST", body: data, credentials: "same-origin", referrerPolicy: "same-origin",
         headers: { "X-CSRF-Token": csrf, "Accept": "text/plain" }
       }).then(function (response) {
-        return response.text().then(function (text) { if (!response.ok) say(text || "The slide did not move."); });
-      }, function () { say("The console cannot reach the server. Check the network and press again."); })
-        .then(function () { busy -= 1; });
+        return response.text().then(function (text) {
+          if (response.status === 429) { wait(slide, response.headers.get("Retry-After")); return; }
+          if (!response.ok) { notSent(slide); say(text || "The slide did not move."); return; }
+          if (slowed && pending < 0 && Date.now() >= heldUntil) { slowed = false; say("Caught up: every press was sent."); }
+        });
+      }, function () { notSent(slide); say("The console cannot reach the server. Check the network and press again."); })
+        .then(function () { busy -= 1; flush(); });
+    };
+    var wait = function (slide, retryAfter) {
+      var seconds = Math.min(Math.max(parseInt(retryAfter, 10) || 1, 1), 60);
+      pending = Math.max(pending, slide);
+      heldUntil = Math.max(heldUntil, Date.now() + seconds * 1000);
+      slowed = true;
+      say("Going too fast: the server takes only so many slide changes a second. Your presses are kept: slide " + (pending + 1) +
+        " goes out in " + (seconds === 1 ? "a second" : seconds + " seconds") + ".");
+      if (!timer) timer = setTimeout(release, Math.max(0, heldUntil - Date.now()));
+    };
+    var release = function () {
+      timer = 0;
+      if (Date.now() < heldUntil) { timer = setTimeout(release, heldUntil - Date.now()); return; }
+      flush();
+    };
+    var advance = function () {
+      if (button.disabled) return;
+      var slide = target;
+      target = slide + 1;
+      field.value = String(target);
+      pending = Math.max(pending, slide);
+      if (Date.now() < heldUntil) { say("Going too fast: press kept. Slide " + (pending + 1) + " goes out in a moment."); return; }
+      flush();
     };
     next.addEventListener("submit", function (event) { event.preventDefault(); advance(); });
     document.addEventListener("keydown", function (event) {
@@ -93,7 +142,16 @@ enum Script {
       if (typeof data.next === "number" && window.pulseClickerTarget) window.pulseClickerTarget(data.next);
       if (typeof data.canAdvance === "boolean" && next) next.querySelector("button").disabled = !data.canAdvance;
     });
-    stream.addEventListener("ended", function () { stream.close(); say("Signed out: reload the page to sign in again."); });
+    // The server ended this page's stream: closed here, so the browser does not reconnect. "tooManyStreams": newer
+    // console pages of this sign-in (or staff token) took its place; anything else: signed out.
+    stream.addEventListener("ended", function (event) {
+      stream.close();
+      var reason = "";
+      try { reason = String((JSON.parse(event.data) || {}).reason || ""); } catch (error) { reason = ""; }
+      say(reason === "tooManyStreams"
+        ? "Live updates stopped on this page: too many console pages are open with your staff token, and newer ones took its place. Close some, then reload this page."
+        : "Signed out: reload the page to sign in again.");
+    });
   }
 
   // The live view: "devices" events carry only the rows that changed, as text.

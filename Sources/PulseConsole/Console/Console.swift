@@ -26,12 +26,13 @@ public final class Console: HTTPResponder {
     public let configuration: ConsoleConfiguration
     let sessions: ConsoleSessions
     let catalog = SessionCatalog()
-    let reports = ReportCache()
     let actions: WorkQueue
     let pages: [ConsolePage]
     let feed: ClickerFeed
     /// The live view's streams (Live/LiveFeed.swift).
     let liveFeed: LiveFeed
+    /// The caps on both feeds' streams per console session and per staff token.
+    let streamLimits: ConsoleStreamLimits
 
     /// The request headers the console reads (`HTTPServer.Configuration.requestHeaders` must hold them).
     public static let requestHeaders = ["cookie", "origin", "referer", "host", "x-forwarded-proto", "x-csrf-token", "sec-fetch-site", "content-type"]
@@ -47,15 +48,17 @@ public final class Console: HTTPResponder {
         let isStillSignedIn: @Sendable (String, [UInt8]) -> Bool = { id, hash in
             sessions.isLive(id, now: sync.clock()) && ((try? staff.principal(tokenHash: hash, now: sync.seconds(sync.clock()))) ?? nil) != nil
         }
-        feed = ClickerFeed(sync: sync, isStillSignedIn: isStillSignedIn)
-        liveFeed = LiveFeed(sync: sync, isStillSignedIn: isStillSignedIn)
+        let limits = ConsoleStreamLimits(perSession: configuration.maxStreamsPerSession, perToken: configuration.maxStreamsPerToken)
+        streamLimits = limits
+        feed = ClickerFeed(sync: sync, limits: limits, isStillSignedIn: isStillSignedIn)
+        liveFeed = LiveFeed(sync: sync, limits: limits, isStillSignedIn: isStillSignedIn)
     }
 
     /// Ends the action threads, letting queued actions finish (the server stops).
     public func stop(drainSeconds: Double = 5) { actions.drain(within: drainSeconds) }
 
-    /// Console event streams open now.
-    public var openStreams: Int { feed.count }
+    /// Console event streams open now: the clickers' and the live views'.
+    public var openStreams: Int { feed.count + liveFeed.count }
 
     static let prefix = Array("/console".utf8)
 
@@ -204,13 +207,19 @@ public final class Console: HTTPResponder {
             return redirect(location)
         case let .refused(status, text):
             if fetch { return plain(status, text) }
-            guard let get = page.get, var view = try? get(context), case .page(var shown) = view else {
+            // A form-only page (the clicker's `…/advance`) shows the page it belongs to (`sessions/*`) again.
+            let shows = page.get ?? pages.first { $0.get != nil && $0.path == Array(page.path.dropLast()) }?.get
+            guard let get = shows, var view = try? get(context), case .page(var shown) = view else {
                 return message(status, "Refused", text)
             }
             shown.status = status
             shown.error = text
             view = .page(shown)
             return render(view, page: page, context: context, fetch: false)
+        case let .limited(retryAfter, text):
+            var response = render(.refused(status: 429, message: text), page: page, context: context, fetch: fetch)
+            response.headers.append(HTTPHeader("Retry-After", String(retryAfter)))
+            return response
         case let .response(response):
             return response
         }

@@ -13,6 +13,11 @@ public struct ConsoleConfiguration: Sendable {
     public var maxAgeSeconds: Double = 12 * 3600
     /// Console sessions held at most (the oldest goes beyond).
     public var maxSessions = 10_000
+    /// Console event streams (clickers and live views, each a connection) open at once per console session; a
+    /// newer one closes the oldest (docs/console.md).
+    public var maxStreamsPerSession = 8
+    /// …and per staff token, across all the console sessions signed in with it.
+    public var maxStreamsPerToken = 16
     /// Sign-in attempts per client address: a burst of 10, then one every 6 seconds.
     public var signInLimit = RateLimit(rate: 1.0 / 6, burst: 10)
 

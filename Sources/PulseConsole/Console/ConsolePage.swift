@@ -79,8 +79,12 @@ public enum PageResult: Sendable {
     /// 303 to `location` (a console path, never one built from data), with a one-time notice on the next page.
     case redirect(String, notice: String?)
     /// The page's `get` again with this error line and status (a form whose action was refused): what a
-    /// person sees instead of their form vanishing.
+    /// person sees instead of their form vanishing. A page without a `get` shows the page one segment up
+    /// (`sessions/*/advance`: the session's page).
     case refused(status: Int, message: String)
+    /// Refused as too fast (429): as `refused`, with `Retry-After: retryAfter` (seconds), which the script
+    /// waits before it sends again (`PageResult.refused(_ answer:)`).
+    case limited(retryAfter: Int, message: String)
     /// An answer as it is (an event stream, a CSV download); the security headers are added.
     case response(HTTPResponse)
 }

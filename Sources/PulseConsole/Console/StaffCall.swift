@@ -8,6 +8,8 @@ public struct StaffAnswer: Sendable {
     public let status: Int
     /// The JSON body, when there is one.
     public let json: JSONValue?
+    /// A 429's `Retry-After`, whole seconds (1 to 3600), when it has one.
+    public var retryAfter: Int? = nil
 
     public var ok: Bool { (200..<300).contains(status) }
 
@@ -46,7 +48,21 @@ extension PageContext {
         case let .bytes(body): bytes = body
         default: bytes = []
         }
-        return StaffAnswer(status: response.status, json: bytes.isEmpty ? nil : try? JSONValue.parse(bytes))
+        let retryAfter = response.headers.last { $0.name.lowercased() == "retry-after" }
+            .flatMap { BoundedDecimal.parse($0.value, maxDigits: 4) }.map { min(max($0, 1), 3600) }
+        return StaffAnswer(status: response.status, json: bytes.isEmpty ? nil : try? JSONValue.parse(bytes), retryAfter: retryAfter)
+    }
+}
+
+extension PageResult {
+    /// A staff API refusal as the page's answer: its status and line; a 429 (a presenter's or moderator's token
+    /// changing faster than the staff API's `staffChangeLimit`) as `.limited`, so the script learns how long to
+    /// wait (`Retry-After`).
+    static func refused(_ answer: StaffAnswer) -> PageResult {
+        guard answer.status == 429 else { return .refused(status: answer.status, message: answer.message) }
+        let seconds = answer.retryAfter ?? 1
+        return .limited(retryAfter: seconds, message: "Going too fast: the server takes only so many changes a second from your staff token. "
+            + "Wait \(seconds == 1 ? "a second" : "\(seconds) seconds"), then press again.")
     }
 }
 

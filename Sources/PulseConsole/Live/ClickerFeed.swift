@@ -12,7 +12,9 @@ import Synchronization
 ///
 /// On each tick, when sessions or the key holders moved, each watched session's `Clicker` is computed once
 /// and sent as a `clicker` event to the streams that have not seen that value. A stream whose console
-/// session ended (sign-out, expiry, a revoked token) gets `ended` and is closed, within a few seconds.
+/// session ended (sign-out, expiry, a revoked token) gets `ended` and is closed, within a few seconds. Each
+/// stream counts against its console session's and staff token's caps (`ConsoleStreamLimits`, shared with
+/// the live view's streams).
 final class ClickerFeed: Sendable {
     private struct Subscriber {
         let stream: HTTPEventStream
@@ -31,10 +33,12 @@ final class ClickerFeed: Sendable {
 
     private let state = Mutex(State())
     private let sync: SyncAPI
+    private let limits: ConsoleStreamLimits
     private let isStillSignedIn: @Sendable (_ consoleSession: String, _ tokenHash: [UInt8]) -> Bool
 
-    init(sync: SyncAPI, isStillSignedIn: @escaping @Sendable (String, [UInt8]) -> Bool) {
+    init(sync: SyncAPI, limits: ConsoleStreamLimits, isStillSignedIn: @escaping @Sendable (String, [UInt8]) -> Bool) {
         self.sync = sync
+        self.limits = limits
         self.isStillSignedIn = isStillSignedIn
         sync.hub.onTick { [weak self] in self?.tick() }
     }
@@ -44,7 +48,9 @@ final class ClickerFeed: Sendable {
 
     /// A new stream for session `id`, its first event already queued.
     func open(session id: String, consoleSession: String, tokenHash: [UInt8]) throws -> HTTPEventStream {
+        let limits = self.limits
         let stream = HTTPEventStream(heartbeat: Array(":\n".utf8), maxPendingBytes: 64 << 10) { [weak self] stream, _ in
+            limits.remove(stream)
             self?.remove(stream, session: id)
         }
         guard let session = try sync.storage.session(id: id) else {
@@ -58,6 +64,7 @@ final class ClickerFeed: Sendable {
                 stream: stream, consoleSession: consoleSession, tokenHash: tokenHash, last: clicker)
             state.count += 1
         }
+        limits.admit(stream, consoleSession: consoleSession, tokenHash: tokenHash)
         return stream
     }
 
@@ -109,7 +116,7 @@ final class ClickerFeed: Sendable {
     private func endSignedOut() {
         let all = state.withLock { $0.bySession.values.flatMap(\.values) }
         for subscriber in all where !isStillSignedIn(subscriber.consoleSession, subscriber.tokenHash) {
-            subscriber.stream.send(Array("event: ended\ndata: {}\n\n".utf8))
+            subscriber.stream.send(ConsoleStreamLimits.signedOut)
             subscriber.stream.close()
         }
     }

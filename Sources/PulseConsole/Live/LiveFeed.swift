@@ -11,7 +11,8 @@ import Synchronization
 /// On each tick (every `eventPollSeconds`, 0.1 s by default), for each watched session it takes the diag
 /// samples stored since the last tick (`LiveSamples`) and sends one `devices` event with only those rows,
 /// plus the count of the session's open device event streams when it moved. A stream whose console session
-/// ended gets `ended` and is closed.
+/// ended gets `ended` and is closed. Each stream counts against its console session's and staff token's caps
+/// (`ConsoleStreamLimits`, shared with the clicker's streams).
 final class LiveFeed: Sendable {
     private struct Subscriber {
         let stream: HTTPEventStream
@@ -29,10 +30,12 @@ final class LiveFeed: Sendable {
 
     private let state = Mutex(State())
     private let sync: SyncAPI
+    private let limits: ConsoleStreamLimits
     private let isStillSignedIn: @Sendable (_ consoleSession: String, _ tokenHash: [UInt8]) -> Bool
 
-    init(sync: SyncAPI, isStillSignedIn: @escaping @Sendable (String, [UInt8]) -> Bool) {
+    init(sync: SyncAPI, limits: ConsoleStreamLimits, isStillSignedIn: @escaping @Sendable (String, [UInt8]) -> Bool) {
         self.sync = sync
+        self.limits = limits
         self.isStillSignedIn = isStillSignedIn
         sync.hub.onTick { [weak self] in self?.tick() }
     }
@@ -43,7 +46,9 @@ final class LiveFeed: Sendable {
     /// A new stream for session `id`: first the rows of samples stored since `since` (the page's render
     /// time, so nothing between the render and the stream is lost) and the stream count.
     func open(session id: String, since: Int64, consoleSession: String, tokenHash: [UInt8]) throws -> HTTPEventStream {
+        let limits = self.limits
         let stream = HTTPEventStream(heartbeat: Array(":\n".utf8), maxPendingBytes: 256 << 10) { [weak self] stream, _ in
+            limits.remove(stream)
             self?.remove(stream, session: id)
         }
         // Watch first, then read: a sample stored in between comes twice (the same row), never not at all.
@@ -59,6 +64,7 @@ final class LiveFeed: Sendable {
             state.streams[id] = streams
         }
         stream.send(Array("retry: \(sync.configuration.eventRetryMilliseconds)\n\n".utf8) + (try event(first, streams: streams, now: sync.seconds(sync.clock()))))
+        limits.admit(stream, consoleSession: consoleSession, tokenHash: tokenHash)
         return stream
     }
 
@@ -101,7 +107,7 @@ final class LiveFeed: Sendable {
     private func endSignedOut() {
         let all = state.withLock { $0.bySession.values.flatMap(\.values) }
         for subscriber in all where !isStillSignedIn(subscriber.consoleSession, subscriber.tokenHash) {
-            subscriber.stream.send(Array("event: ended\ndata: {}\n\n".utf8))
+            subscriber.stream.send(ConsoleStreamLimits.signedOut)
             subscriber.stream.close()
         }
     }

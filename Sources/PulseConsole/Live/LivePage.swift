@@ -107,8 +107,6 @@ enum LivePage {
         let since = query.text("since").flatMap { BoundedDecimal.parse($0, maxDigits: 12) }.map { Int64($0) } ?? context.now
         let stream = try context.console.liveFeed.open(
             session: id, since: max(since, context.now - window), consoleSession: context.sessionId, tokenHash: context.tokenHash)
-        return .response(HTTPResponse(
-            status: 200, headers: [HTTPHeader("Content-Type", "text/event-stream"), HTTPHeader("X-Accel-Buffering", "no")],
-            body: .stream(stream), note: "console:live-events"))
+        return .response(HTTPResponse(status: 200, headers: ConsoleStreamLimits.headers, body: .stream(stream), note: "console:live-events"))
     }
 }

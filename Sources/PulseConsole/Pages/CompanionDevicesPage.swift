@@ -5,7 +5,8 @@ import PulseStaffAPI
 
 /// `/console/companion`: "Companion app devices" (contract §1). Mints device codes and attendee links,
 /// shows each secret once (text and QR code of its enrollment link, docs/console.md), lists codes and links
-/// by id only, `pageSize` to a page, revokes them. Admins only.
+/// by id only, `pageSize` to a page, revokes them; an attendee link also with every device it enrolled
+/// ("Revoke with its devices": a leaked link's phones are cut at once). Admins only.
 ///
 /// What a render costs does not grow with the event: the scope menus are the catalog's (`SessionCatalog.Choices`,
 /// made once per import), the list is one page, and "enrolled in the last minute" adds up a few 10-second
@@ -138,6 +139,44 @@ enum CompanionDevicesPage {
                         button(.type("submit"), .class("danger"), Attribute("aria-label", "Revoke \(record.id)")) { "Revoke" }
                     }
                 }
+                // A leaked attendee link: the link and every phone it enrolled, at once (also for a link revoked
+                // before, whose phones still work).
+                if record.kind == .registrationToken, model.mayRevoke, record.revokedAt == nil || record.devicesEnrolled > 0 {
+                    revokeWithDevicesForm(record, forms: model.forms, confirmed: false)
+                }
+            }
+        }
+    }
+
+    /// "Revoke with its devices" for the attendee link `record`. It cuts every phone the link enrolled, so it asks
+    /// first: with the script, `data-confirm` asks and sets `confirmed`; without it, the post answers with
+    /// `confirmation` (the same form, `confirmed` set). `confirmed`: the form of that page.
+    static func revokeWithDevicesForm(_ record: CredentialRecord, forms: Forms, confirmed: Bool) -> Node {
+        forms.form(action: "/console/companion", confirm: confirmed ? nil : confirmQuestion(record)) {
+            input(.type("hidden"), .name("do"), .value("revoke-devices"))
+            input(.type("hidden"), .name("id"), .value(record.id))
+            input(.type("hidden"), .name("confirmed"), .value(confirmed ? "yes" : ""))
+            button(.type("submit"), .class("danger"), Attribute("aria-label", "Revoke \(record.id) with its devices")) { "Revoke with its devices" }
+        }
+    }
+
+    static func confirmQuestion(_ record: CredentialRecord) -> String {
+        "Revoke attendee link \(record.id) and every device it enrolled (\(record.devicesEnrolled))? "
+            + "Those phones stop getting slide keys at once, and cannot be restored."
+    }
+
+    /// The confirmation of "Revoke with its devices" without the script.
+    static func confirmation(_ record: CredentialRecord, forms: Forms) -> PageView {
+        PageView(title: "Revoke attendee link \(record.id) with its devices") {
+            p {
+                "This revokes the attendee link "
+                code { record.id }
+                " (\(PageText.scope(record.scope))) and every device it enrolled: \(record.devicesEnrolled) so far. "
+                "Those phones stop getting slide keys at once and cannot be restored; attendees enroll again with a new link."
+            }
+            p(.class("actions")) {
+                revokeWithDevicesForm(record, forms: forms, confirmed: true)
+                a(.href("/console/companion")) { "Cancel" }
             }
         }
     }
@@ -184,6 +223,17 @@ enum CompanionDevicesPage {
             let answer = context.staff(.post, "tokens/revoke", ["token": .string(id)])
             guard answer.ok else { return .refused(status: answer.status, message: answer.message) }
             return .redirect("/console/companion", notice: "Revoked \(id).")
+        case "revoke-devices":
+            // Asked of admins only: the confirmation page is not shown to a token that may not revoke.
+            guard context.principal.may(.revokeToken) else { return .refused(status: 403, message: StaffAnswer(status: 403, json: nil).message) }
+            guard let id = form.text("id"), isListingId(id),
+                  let record = try context.storage.credentials().first(where: { $0.id == id }), record.kind == .registrationToken
+            else { return .refused(status: 404, message: "There is no such attendee link.") }
+            guard form["confirmed"] == "yes" else { return .page(confirmation(record, forms: context.forms)) }
+            let answer = context.staff(.post, "tokens/revoke", ["token": .string(id), "withDevices": true])
+            guard answer.ok else { return .refused(status: answer.status, message: answer.message) }
+            let devices = answer.json?["devicesRevoked"]?.intValue ?? 0
+            return .redirect("/console/companion", notice: "Revoked \(id) and the \(devices == 1 ? "device" : "\(devices) devices") it enrolled.")
         default:
             return .refused(status: 400, message: "The form could not be read.")
         }

@@ -13,8 +13,6 @@ enum ReportPage {
     static let page = ConsolePage(path: "sessions/*/report", allowed: { $0.may(.readReport) }, get: render)
     static let csvPage = ConsolePage(path: "sessions/*/report/csv", allowed: { $0.may(.readReport) }, get: csv)
 
-    /// Time buckets of "devices over time".
-    static let timeBuckets = 12
     /// Device rows shown on the page at most (the CSV has them all).
     static let maxRows = 200
 
@@ -23,27 +21,20 @@ enum ReportPage {
         guard context.principal.may(.readReport, session: id), DevicesPage.isSafeId(id), let session = try context.storage.session(id: id) else {
             return .page(PageView(title: "No such session", status: 404) { p { "There is no session with that id." } })
         }
-        // The same for every principal who may see it: made once per change of the session's samples or state,
-        // and while the session is live at most once every few seconds (ReportCache).
-        let key = ReportCache.Key(stamp: try context.storage.sampleStamp(sessionId: id), changeSequence: session.changeSequence)
-        let live = session.state == .live || session.state == .rehearsal
-        let clock = context.sync.clock()
-        if let kept = context.console.reports.view(session: id, key: key, live: live, now: clock) { return .page(kept) }
-        let view = try make(context, session: session, live: live)
-        context.console.reports.keep(view, session: id, key: key, now: clock)
-        return .page(view)
+        // The same for every principal who may see it, and the staff API's own report (JSON, CSV): made once per
+        // change of the session's samples or state, and while the session is live at most once every few seconds
+        // (`ReportCache`, the staff API's); the page is made once per kept report too.
+        let reports = context.console.staff.reports
+        let kept = try reports.report(of: session, storage: context.storage, now: context.sync.clock())
+        return .page(kept.form("console-page") { view(kept.report, liveSeconds: reports.liveSeconds) })
     }
 
-    static func make(_ context: PageContext, session: SessionRecord, live: Bool) throws -> PageView {
-        let samples = try context.storage.samples(sessionId: session.id)
-        let report = StaffReport(session: session, samples: samples, devices: try context.storage.devices(), generatedAt: context.now)
-        return view(session: session, samples: samples, report: report, live: live, liveSeconds: context.console.reports.liveSeconds)
-    }
-
-    /// The report page of `session`: pure, from what `make` read.
-    static func view(session: SessionRecord, samples: [DiagSample], report: StaffReport, live: Bool, liveSeconds: Double) -> PageView {
+    /// The report page of `report`'s session (the session as the report was made): pure.
+    static func view(_ report: StaffReport, liveSeconds: Double) -> PageView {
+        let session = report.session
         let id = session.id
-        let charts = [overTime(samples), rttDistribution(report), builds(report), offlineShare(report)]
+        let live = ReportCache.isLive(session.state)
+        let charts = [overTime(report), rttDistribution(report), builds(report), offlineShare(report)]
         return PageView(title: "Report: \(id)") {
             p {
                 "\(report.rows.count) devices, \(report.sampleCount) samples, state \(session.state.rawValue). "
@@ -92,23 +83,9 @@ enum ReportPage {
         }
     }
 
-    /// Devices with at least one sample in each of `timeBuckets` equal slices of the session's samples.
-    static func overTime(_ samples: [DiagSample]) -> BarChart {
-        var bars: [BarChart.Bar] = []
-        if let first = samples.map(\.receivedAt).min(), let last = samples.map(\.receivedAt).max() {
-            let span = max(1, last - first + 1)
-            let count = Int(min(Int64(timeBuckets), span))
-            let width = (span + Int64(count) - 1) / Int64(count)
-            var devices = Array(repeating: Set<String>(), count: count)
-            for sample in samples {
-                let index = Int(min(Int64(count - 1), (sample.receivedAt - first) / width))
-                devices[index].insert(sample.deviceId)
-            }
-            for index in 0..<count {
-                let start = first + Int64(index) * width
-                bars.append(BarChart.Bar(label: String(TimeText.iso(start).dropFirst(11).prefix(8)), value: devices[index].count))
-            }
-        }
+    /// Devices with at least one sample in each of the report's equal time slices (`StaffReport.timeline`).
+    static func overTime(_ report: StaffReport) -> BarChart {
+        let bars = report.timeline.map { BarChart.Bar(label: String(TimeText.iso($0.start).dropFirst(11).prefix(8)), value: $0.devices) }
         return BarChart(
             title: "Devices over time", description: "Devices that posted a sample in each of \(bars.count) equal time slices (UTC start times).",
             labelHeader: "From (UTC)", valueHeader: "Devices", bars: bars)

@@ -155,14 +155,14 @@ enum SessionPage {
                 return .refused(status: 400, message: "Choose one of the state buttons.")
             }
             let answer = context.staff(.other("PATCH"), "sessions/" + id, ["state": .string(state.rawValue)])
-            guard answer.ok else { return .refused(status: answer.status, message: answer.message) }
+            guard answer.ok else { return .refused(answer) }
             return .redirect(back, notice: "The session is now \(SessionText.state(state).lowercased()).")
         case "rules":
             let networks = (form["venueNetworks"] ?? "").split(separator: ",").map { String($0).trimmingSpaces }.filter { !$0.isEmpty }
             guard networks.count <= 64 else { return .refused(status: 400, message: "Give at most 64 venue networks.") }
             let body: JSONValue = ["allowDownload": .bool(form["allowDownload"] == "on"), "venueNetworks": .array(networks.map { .string($0) })]
             let answer = context.staff(.other("PATCH"), "sessions/" + id, body)
-            guard answer.ok else { return .refused(status: answer.status, message: answer.message) }
+            guard answer.ok else { return .refused(answer) }
             return .redirect(back, notice: "Rules saved.")
         default:
             return .refused(status: 400, message: "That form is not one of this page's.")
@@ -177,7 +177,7 @@ enum SessionPage {
             return .refused(status: 400, message: "The slide number is missing.")
         }
         let answer = context.staff(.post, "sessions/\(id)/advance", ["maxShown": .int(slide)])
-        guard answer.ok else { return .refused(status: answer.status, message: answer.message) }
+        guard answer.ok else { return .refused(answer) }
         return .redirect("/console/sessions/" + id, notice: nil)
     }
 
@@ -186,8 +186,6 @@ enum SessionPage {
         let id = context.parameters[0]
         guard context.principal.maySee(session: id), try context.storage.session(id: id) != nil else { return notFound }
         let stream = try context.console.feed.open(session: id, consoleSession: context.sessionId, tokenHash: context.tokenHash)
-        return .response(HTTPResponse(
-            status: 200, headers: [HTTPHeader("Content-Type", "text/event-stream"), HTTPHeader("X-Accel-Buffering", "no")],
-            body: .stream(stream), note: "console:events"))
+        return .response(HTTPResponse(status: 200, headers: ConsoleStreamLimits.headers, body: .stream(stream), note: "console:events"))
     }
 }

@@ -21,7 +21,7 @@ extension PostgresStorage {
         return SessionRecord(
             id: id, state: SessionState(rawValue: try row.string(1)) ?? .draft, maxShown: try row.optionalInt(2),
             rehearsalMaxShown: try row.optionalInt(3), allowDownload: try row.bool(4), venueNetworks: networks,
-            packageId: try row.string(5), seriesId: try row.optionalString(6), packageVersion: try row.string(7),
+            packageId: try .stored(try row.string(5), of: "session \(id)"), seriesId: try row.optionalString(6), packageVersion: try row.string(7),
             deckVersion: try row.int(8), slideCount: try row.int(9), changeSequence: try row.int64(10), updatedAt: try row.int64(11))
     }
 

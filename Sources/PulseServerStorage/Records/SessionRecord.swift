@@ -1,3 +1,5 @@
+import PulseCore
+
 /// A session's live settings and its current content version: everything the release decision needs
 /// besides the key table and the request.
 public struct SessionRecord: Equatable, Sendable {
@@ -12,8 +14,9 @@ public struct SessionRecord: Equatable, Sendable {
     public var allowDownload: Bool
     /// Non-empty: the session is venue-locked; keys are released only to requests from these networks.
     public var venueNetworks: [IPNetwork]
-    /// The package the session was imported from.
-    public var packageId: String
+    /// The package the session was imported from (parsed where it leaves the database: an unreadable one is
+    /// a storage error there).
+    public var packageId: PackageID
     public var seriesId: String?
     /// The current session manifest as imported (before gated resources are substituted).
     public var packageVersion: String
@@ -25,7 +28,7 @@ public struct SessionRecord: Equatable, Sendable {
 
     public init(
         id: String, state: SessionState, maxShown: Int?, rehearsalMaxShown: Int?, allowDownload: Bool,
-        venueNetworks: [IPNetwork], packageId: String, seriesId: String?, packageVersion: String, deckVersion: Int,
+        venueNetworks: [IPNetwork], packageId: PackageID, seriesId: String?, packageVersion: String, deckVersion: Int,
         slideCount: Int, changeSequence: Int64, updatedAt: Int64
     ) {
         self.id = id

@@ -6,11 +6,12 @@ extension SQLiteStorage {
             deck_version, slide_count, change_sequence, updated_at FROM sessions
         """
 
-    static func session(_ row: Statement, venueNetworks: [IPNetwork]) -> SessionRecord {
-        SessionRecord(
-            id: row.string(0), state: SessionState(rawValue: row.string(1)) ?? .draft, maxShown: row.optionalInt(2),
+    static func session(_ row: Statement, venueNetworks: [IPNetwork]) throws -> SessionRecord {
+        let id = row.string(0)
+        return SessionRecord(
+            id: id, state: SessionState(rawValue: row.string(1)) ?? .draft, maxShown: row.optionalInt(2),
             rehearsalMaxShown: row.optionalInt(3), allowDownload: row.bool(4), venueNetworks: venueNetworks,
-            packageId: row.string(5), seriesId: row.optionalString(6), packageVersion: row.string(7), deckVersion: row.int(8),
+            packageId: try .stored(row.string(5), of: "session \(id)"), seriesId: row.optionalString(6), packageVersion: row.string(7), deckVersion: row.int(8),
             slideCount: row.int(9), changeSequence: row.int64(10), updatedAt: row.int64(11))
     }
 
@@ -25,7 +26,7 @@ extension SQLiteStorage {
                     throw ServerError(.storage, "session \(id) has an unreadable venue network in the database: \(error)")
                 }
             }
-        return try db.cached(sessionColumns + " WHERE id = ?").first([.text(id)]) { session($0, venueNetworks: networks) }
+        return try db.cached(sessionColumns + " WHERE id = ?").first([.text(id)]) { row in Result { try session(row, venueNetworks: networks) } }?.get()
     }
 
     public func session(id: String) throws -> SessionRecord? {
