@@ -72,7 +72,6 @@ import Testing
         #expect(try server.client().request("GET", "/console/no-such-page", [("Cookie", cookie)]).status == 404)
         #expect(try Self.consolePost(server, "/console/sign-in", "token=" + String(repeating: "A", count: 43)).status == 401)
 
-        let text = String(decoding: try server.scrape().body, as: UTF8.self)
         let expected: [(String, Double)] = [
             (#"pulse_enrollments_total{result="enrolled"}"#, 1),
             (#"pulse_enrollments_total{result="bad-token"}"#, 1),
@@ -93,6 +92,7 @@ import Testing
             (#"pulse_http_requests_total{route="/console/*",status="4xx"}"#, 4),
             (#"pulse_http_requests_total{route="/console/*",status="3xx"}"#, 2),  // the two sign-ins
         ]
+        let text = try server.scrape(settledOn: expected)
         for (series, value) in expected {
             #expect(Scrape.value(text, series) == value, "\(series): \(Scrape.value(text, series).map { "\($0)" } ?? "absent")")
         }

@@ -77,6 +77,19 @@ final class MetricsProcess: @unchecked Sendable {
         return try RawHTTPConnection(host: "127.0.0.1", port: Int(port), timeout: 10).request("GET", "/metrics")
     }
 
+    /// The scrape once every series in `expected` has its value, or the last one after `seconds`. A request is
+    /// counted in libmicrohttpd's completion callback, which can run just after the client has read the answer,
+    /// so a scrape right after a request may not see it yet.
+    func scrape(settledOn expected: [(String, Double)], within seconds: Double = 5) throws -> String {
+        var text = String(decoding: try scrape().body, as: UTF8.self)
+        _ = eventually(within: seconds) {
+            if expected.allSatisfy({ Scrape.value(text, $0.0) == $0.1 }) { return true }
+            text = String(decoding: (try? scrape().body) ?? [], as: UTF8.self)
+            return expected.allSatisfy { Scrape.value(text, $0.0) == $0.1 }
+        }
+        return text
+    }
+
     /// The TCP ports the process listens on, from /proc (its socket inodes against /proc/net/tcp{,6}).
     var listeningPorts: Set<UInt16> {
         let fds = "/proc/\(process.processIdentifier)/fd"

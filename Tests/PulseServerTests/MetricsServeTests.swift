@@ -68,7 +68,6 @@ import Testing
         let scrape = try server.scrape()
         #expect(scrape.status == 200)
         #expect(scrape.header("content-type") == "text/plain; version=0.0.4; charset=utf-8")
-        let text = String(decoding: scrape.body, as: UTF8.self)
         let expected: [(String, Double)] = [
             (#"pulse_enrollments_total{result="enrolled"}"#, 1),
             (#"pulse_http_requests_total{route="/api/sync/enroll",status="2xx"}"#, 1),
@@ -89,6 +88,7 @@ import Testing
             ("pulse_event_streams_open", 0),
             ("pulse_write_queue_depth", 0),
         ]
+        let text = try server.scrape(settledOn: expected)
         for (series, value) in expected {
             #expect(Scrape.value(text, series) == value, "\(series)")
         }
@@ -135,7 +135,7 @@ import Testing
                 #expect(operations.contains("`\(name)`"), "\(name) is not in docs/operations.md")
             }
         }
-        let text = String(decoding: try origin.scrape().body, as: UTF8.self)
+        let text = try origin.scrape(settledOn: [(#"pulse_http_requests_total{route="/api/sync/asset/:hash",status="2xx"}"#, 2)])
         let size = Double(first.body.count)
         #expect(Scrape.value(text, #"pulse_http_requests_total{route="/api/sync/asset/:hash",status="2xx"}"#) == 2)
         #expect(Scrape.value(text, #"pulse_origin_cache_misses_total{reason="verified"}"#) == 1)  // hashed for the first request

@@ -42,7 +42,6 @@ import Testing
         #expect(try get(corruptName).status == 500 && get(corruptName).status == 500)
         #expect(eventually(within: 5) { origin.errorLines.contains { $0.contains("CORRUPT BLOB") && $0.contains(corruptName) } }, "the corrupt blob is an alarm: \(origin.errorLines)")
 
-        let text = String(decoding: try origin.scrape().body, as: UTF8.self)
         let expected: [(String, Double)] = [
             (#"pulse_origin_cache_misses_total{reason="verified"}"#, 1),
             (#"pulse_origin_cache_hits_total{tier="disk"}"#, 2),
@@ -51,6 +50,7 @@ import Testing
             ("pulse_origin_corrupt_blobs_total", 1),  // the file, once
             (#"pulse_http_requests_total{route="/api/sync/asset/:hash",status="5xx"}"#, 2),
         ]
+        let text = try origin.scrape(settledOn: expected)
         for (series, value) in expected {
             #expect(Scrape.value(text, series) == value, "\(series): \(Scrape.value(text, series).map { "\($0)" } ?? "absent")")
         }
