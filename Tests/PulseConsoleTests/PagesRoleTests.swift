@@ -37,7 +37,7 @@ import Testing
         let other = try #require(try harness.storage.sessions().map(\.id).first { $0 != "keynote" })
         let series = try #require(try harness.storage.session(id: "keynote")?.seriesId)
         let ada = try harness.enroll(.session("keynote"), name: "Ada's phone")
-        let grace = try harness.enroll(.series(series), name: "Grace's tablet")
+        _ = try harness.enroll(.series(series), name: "Grace's tablet")
         let bob = try harness.enroll(.session(other), name: "Bob's phone")
         #expect(try harness.diag(ada, session: "keynote", build: "1.0", rtt: 30) == 204)
         #expect(try harness.diag(bob, session: other, build: "9.9-bob", rtt: 31) == 204)

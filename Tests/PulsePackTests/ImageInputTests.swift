@@ -64,7 +64,7 @@ struct ImageInputTests {
         let temporary = try TestFolder()
         let folder = temporary.url
         let photo = folder.appendingPathComponent("ada.png")
-        FileManager.default.createFile(atPath: photo.path, contents: Data(Self.png(width: 10, height: 10)))
+        #expect(FileManager.default.createFile(atPath: photo.path, contents: Data(Self.png(width: 10, height: 10))))
         let handle = try FileHandle(forWritingTo: photo)
         try handle.truncate(atOffset: 300_000_000)  // sparse: no disk, no memory
         try handle.close()

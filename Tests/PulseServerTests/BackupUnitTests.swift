@@ -53,7 +53,7 @@ import Testing
         let start = try #require(Self.settings(unit, "ExecStart").first)
         let script = try #require(start.firstMatch(of: #/^/bin/sh -c '(.*)'$/#), "\(start)")
         let old = backups + "/pulse-server-20200101T000000Z.backup"
-        FileManager.default.createFile(atPath: old, contents: Data("old".utf8))
+        #expect(FileManager.default.createFile(atPath: old, contents: Data("old".utf8)))
         try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3 * 86_400)], ofItemAtPath: old)
         let ran = try DeployTests.run("/bin/sh", ["-c", local(String(script.1))])
         #expect(ran.status == 0, "\(ran.output)")

@@ -64,7 +64,7 @@ final class PrometheusProcess: @unchecked Sendable {
         let configFile = folder.appendingPathComponent("prometheus.yml")
         try Data(config.utf8).write(to: configFile)
         logFile = folder.appendingPathComponent("prometheus.log")
-        FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        #expect(FileManager.default.createFile(atPath: logFile.path, contents: nil))
         process.executableURL = URL(fileURLWithPath: Scrape.prometheusPath)
         process.arguments = [
             "--config.file=\(configFile.path)", "--storage.tsdb.path=\(folder.appendingPathComponent("data").path)",
