@@ -42,13 +42,14 @@ import Testing
         #expect(FormFields(body: Array("csrf".utf8))?["csrf"] == "")
     }
 
-    /// Revoking the token ends its open console stream too.
-    @Test func aRevokedTokensStreamEnds() throws {
+    /// Revoking the token ends its open console streams too, the clicker's and the live view's.
+    @Test(arguments: [("/console/sessions/keynote/events", "event: clicker"), ("/console/sessions/keynote/live/events?since=0", "event: devices")])
+    func aRevokedTokensStreamEnds(path: String, first: String) throws {
         let harness = try ConsoleHarness()
         let minted = try harness.server.administration.createStaffToken()
         let cookie = try #require(try harness.signIn(minted.text).cookie)
         let connection = try harness.client()
-        try connection.send("GET /console/sessions/keynote/events HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: pulse_console=\(cookie)\r\n\r\n")
+        try connection.send("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: pulse_console=\(cookie)\r\n\r\n")
         #expect(try connection.readHead().status == 200)
         var text = ""
         func read(until needle: String) -> Bool {
@@ -58,8 +59,8 @@ import Testing
             }
             return true
         }
-        #expect(read(until: "event: clicker"))
+        #expect(read(until: first))
         _ = try harness.server.administration.revokeToken(minted.listingId)
-        #expect(read(until: "event: ended"), "\(text)")
+        #expect(read(until: #"event: ended\#ndata: {"reason":"signedOut"}"#), "\(text)")
     }
 }

@@ -48,10 +48,12 @@ public final class Console: HTTPResponder {
         let isStillSignedIn: @Sendable (String, [UInt8]) -> Bool = { id, hash in
             sessions.isLive(id, now: sync.clock()) && ((try? staff.principal(tokenHash: hash, now: sync.seconds(sync.clock()))) ?? nil) != nil
         }
-        let limits = ConsoleStreamLimits(perSession: configuration.maxStreamsPerSession, perToken: configuration.maxStreamsPerToken)
+        let limits = ConsoleStreamLimits(
+            perSession: configuration.maxStreamsPerSession, perToken: configuration.maxStreamsPerToken, isStillSignedIn: isStillSignedIn)
         streamLimits = limits
-        feed = ClickerFeed(sync: sync, limits: limits, isStillSignedIn: isStillSignedIn)
-        liveFeed = LiveFeed(sync: sync, limits: limits, isStillSignedIn: isStillSignedIn)
+        sync.hub.onTick { [weak limits] in limits?.endSignedOut(now: sync.clock()) }
+        feed = ClickerFeed(sync: sync, limits: limits)
+        liveFeed = LiveFeed(sync: sync, limits: limits)
     }
 
     /// Ends the action threads, letting queued actions finish (the server stops).

@@ -12,14 +12,12 @@ import Synchronization
 ///
 /// On each tick, when sessions or the key holders moved, each watched session's `Clicker` is computed once
 /// and sent as a `clicker` event to the streams that have not seen that value. A stream whose console
-/// session ended (sign-out, expiry, a revoked token) gets `ended` and is closed, within a few seconds. Each
-/// stream counts against its console session's and staff token's caps (`ConsoleStreamLimits`, shared with
-/// the live view's streams).
+/// session ended (sign-out, expiry, a revoked token) gets `ended` and is closed within a few seconds, by
+/// `ConsoleStreamLimits.endSignedOut`. Each stream counts against its console session's and staff token's
+/// caps (`ConsoleStreamLimits`, shared with the live view's streams).
 final class ClickerFeed: Sendable {
     private struct Subscriber {
         let stream: HTTPEventStream
-        let consoleSession: String
-        let tokenHash: [UInt8]
         var last: Clicker?
     }
 
@@ -28,18 +26,15 @@ final class ClickerFeed: Sendable {
         var count = 0
         /// What the last tick looked at: nothing new, nothing to do.
         var seen: (sessions: Int64, holders: UInt64)?
-        var lastAccessCheck = 0.0
     }
 
     private let state = Mutex(State())
     private let sync: SyncAPI
     private let limits: ConsoleStreamLimits
-    private let isStillSignedIn: @Sendable (_ consoleSession: String, _ tokenHash: [UInt8]) -> Bool
 
-    init(sync: SyncAPI, limits: ConsoleStreamLimits, isStillSignedIn: @escaping @Sendable (String, [UInt8]) -> Bool) {
+    init(sync: SyncAPI, limits: ConsoleStreamLimits) {
         self.sync = sync
         self.limits = limits
-        self.isStillSignedIn = isStillSignedIn
         sync.hub.onTick { [weak self] in self?.tick() }
     }
 
@@ -60,8 +55,7 @@ final class ClickerFeed: Sendable {
         let clicker = Clicker(session, holders: sync.keyHolders)
         stream.send(Array("retry: \(sync.configuration.eventRetryMilliseconds)\n\n".utf8) + Self.event(clicker))
         state.withLock { state in
-            state.bySession[id, default: [:]][ObjectIdentifier(stream)] = Subscriber(
-                stream: stream, consoleSession: consoleSession, tokenHash: tokenHash, last: clicker)
+            state.bySession[id, default: [:]][ObjectIdentifier(stream)] = Subscriber(stream: stream, last: clicker)
             state.count += 1
         }
         limits.admit(stream, consoleSession: consoleSession, tokenHash: tokenHash)
@@ -78,14 +72,8 @@ final class ClickerFeed: Sendable {
 
     /// One look (the hub's watcher thread).
     func tick() {
-        let now = sync.clock()
-        let (watched, checkAccess): ([String], Bool) = state.withLock { state in
-            let due = now - state.lastAccessCheck >= 2
-            if due { state.lastAccessCheck = now }
-            return (Array(state.bySession.keys), due)
-        }
+        let watched = state.withLock { Array($0.bySession.keys) }
         guard !watched.isEmpty else { return }
-        if checkAccess { endSignedOut() }
         guard let generation = try? sync.cache.revalidate() else { return }
         let holders = sync.keyHolders.version
         let fresh: Bool = state.withLock { state in
@@ -109,15 +97,6 @@ final class ClickerFeed: Sendable {
                 return out
             }
             for stream in targets { stream.send(bytes) }
-        }
-    }
-
-    /// Ends the streams whose console session or token no longer holds.
-    private func endSignedOut() {
-        let all = state.withLock { $0.bySession.values.flatMap(\.values) }
-        for subscriber in all where !isStillSignedIn(subscriber.consoleSession, subscriber.tokenHash) {
-            subscriber.stream.send(ConsoleStreamLimits.signedOut)
-            subscriber.stream.close()
         }
     }
 

@@ -11,6 +11,9 @@ import Synchronization
 /// `{"reason":"tooManyStreams"}` and is closed. The console's script stops that page's `EventSource` on
 /// `ended` (so it does not reconnect and push out another page in turn) and says why on the page. A client
 /// that reconnects anyway only ever pushes out its own oldest stream: the count stays at the cap.
+///
+/// Holding every console stream with its console session and token, it also ends those whose sign-in no
+/// longer holds (sign-out, expiry, a revoked token): `endSignedOut`, on the event hub's ticks.
 final class ConsoleStreamLimits: Sendable {
     private struct Entry {
         let stream: HTTPEventStream
@@ -23,6 +26,8 @@ final class ConsoleStreamLimits: Sendable {
         /// Stream keys in the order they opened, per console session and per token hash.
         var bySession: [String: [ObjectIdentifier]] = [:]
         var byToken: [[UInt8]: [ObjectIdentifier]] = [:]
+        /// When `endSignedOut` last looked (the clock's seconds).
+        var lastAccessCheck = 0.0
 
         /// Forgets `key` everywhere; its stream, if it was counted.
         mutating func remove(_ key: ObjectIdentifier) -> HTTPEventStream? {
@@ -40,6 +45,7 @@ final class ConsoleStreamLimits: Sendable {
     /// Open console streams per staff token (all its console sessions), at most.
     let perToken: Int
     private let state = Mutex(State())
+    private let isStillSignedIn: @Sendable (_ consoleSession: String, _ tokenHash: [UInt8]) -> Bool
 
     /// The headers of every console stream. `Connection: close`: a stream that ends (pushed out, signed out)
     /// gives its connection back at once, not after the keep-alive's idle timeout.
@@ -52,9 +58,10 @@ final class ConsoleStreamLimits: Sendable {
     /// The `ended` event of a stream whose console session or token no longer holds.
     static let signedOut = Array("event: ended\ndata: {\"reason\":\"signedOut\"}\n\n".utf8)
 
-    init(perSession: Int, perToken: Int) {
+    init(perSession: Int, perToken: Int, isStillSignedIn: @escaping @Sendable (_ consoleSession: String, _ tokenHash: [UInt8]) -> Bool) {
         self.perSession = max(1, perSession)
         self.perToken = max(1, perToken)
+        self.isStillSignedIn = isStillSignedIn
     }
 
     /// Counts `stream`, just opened by `consoleSession` (signed in with the token whose hash is `tokenHash`),
@@ -78,6 +85,21 @@ final class ConsoleStreamLimits: Sendable {
         for old in pushedOut {
             old.send(Self.tooManyStreams)
             old.close()
+        }
+    }
+
+    /// Sends `ended` to the streams whose console session or token no longer holds, and closes them: at most
+    /// every 2 seconds of `now` (the hub's watcher calls it on every tick, 0.1 s by default), so a sign-out
+    /// ends its pages' streams within a few seconds without a look per tick.
+    func endSignedOut(now: Double) {
+        let open: [Entry] = state.withLock { state in
+            guard !state.entries.isEmpty, now - state.lastAccessCheck >= 2 else { return [] }
+            state.lastAccessCheck = now
+            return Array(state.entries.values)
+        }
+        for entry in open where !isStillSignedIn(entry.consoleSession, entry.tokenHash) {
+            entry.stream.send(Self.signedOut)
+            entry.stream.close()
         }
     }
 

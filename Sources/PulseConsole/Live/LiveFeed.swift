@@ -16,14 +16,11 @@ import Synchronization
 final class LiveFeed: Sendable {
     private struct Subscriber {
         let stream: HTTPEventStream
-        let consoleSession: String
-        let tokenHash: [UInt8]
     }
 
     private struct State {
         var bySession: [String: [ObjectIdentifier: Subscriber]] = [:]
         var streams: [String: Int] = [:]
-        var lastAccessCheck = 0.0
         /// Device names by id: a device's name never changes after enrollment, so each is read once.
         var names: [String: String] = [:]
     }
@@ -31,12 +28,10 @@ final class LiveFeed: Sendable {
     private let state = Mutex(State())
     private let sync: SyncAPI
     private let limits: ConsoleStreamLimits
-    private let isStillSignedIn: @Sendable (_ consoleSession: String, _ tokenHash: [UInt8]) -> Bool
 
-    init(sync: SyncAPI, limits: ConsoleStreamLimits, isStillSignedIn: @escaping @Sendable (String, [UInt8]) -> Bool) {
+    init(sync: SyncAPI, limits: ConsoleStreamLimits) {
         self.sync = sync
         self.limits = limits
-        self.isStillSignedIn = isStillSignedIn
         sync.hub.onTick { [weak self] in self?.tick() }
     }
 
@@ -60,7 +55,7 @@ final class LiveFeed: Sendable {
         }
         let streams = sync.hub.streamCount(session: id)
         state.withLock { state in
-            state.bySession[id, default: [:]][ObjectIdentifier(stream)] = Subscriber(stream: stream, consoleSession: consoleSession, tokenHash: tokenHash)
+            state.bySession[id, default: [:]][ObjectIdentifier(stream)] = Subscriber(stream: stream)
             state.streams[id] = streams
         }
         stream.send(Array("retry: \(sync.configuration.eventRetryMilliseconds)\n\n".utf8) + (try event(first, streams: streams, now: sync.seconds(sync.clock()))))
@@ -83,13 +78,8 @@ final class LiveFeed: Sendable {
     /// One look (the hub's watcher thread).
     func tick() {
         let now = sync.clock()
-        let (watched, checkAccess): ([String], Bool) = state.withLock { state in
-            let due = now - state.lastAccessCheck >= 2
-            if due { state.lastAccessCheck = now }
-            return (Array(state.bySession.keys), due)
-        }
+        let watched = state.withLock { Array($0.bySession.keys) }
         guard !watched.isEmpty else { return }
-        if checkAccess { endSignedOut() }
         for id in watched {
             let samples = sync.liveSamples.take(session: id)
             let streams = sync.hub.streamCount(session: id)
@@ -101,14 +91,6 @@ final class LiveFeed: Sendable {
             }
             guard !targets.isEmpty, let bytes = try? event(samples, streams: streams, now: sync.seconds(now)) else { continue }
             for stream in targets { stream.send(bytes) }
-        }
-    }
-
-    private func endSignedOut() {
-        let all = state.withLock { $0.bySession.values.flatMap(\.values) }
-        for subscriber in all where !isStillSignedIn(subscriber.consoleSession, subscriber.tokenHash) {
-            subscriber.stream.send(ConsoleStreamLimits.signedOut)
-            subscriber.stream.close()
         }
     }
 
