@@ -42,6 +42,31 @@ struct SessionBindingTests {
         #expect(again.sessions[0].newBlobs == 0 && again.sessions[0].deckVersion == 1)
     }
 
+    /// Within one session, a released key opens its own slide's blob and no other slide's: an attacker holding
+    /// the CDN (every blob) and one released key reads that slide and nothing else.
+    @Test func aReleasedKeyOpensItsOwnSlideAndNoOther() throws {
+        let temporary = try TestFolder()
+        let out = temporary.url.appendingPathComponent("pkg")
+        let deck = Support.fixtures.appendingPathComponent("pdf/three-pages.pdf")
+        try Support.build(try Support.sessionFile(in: temporary.url, deck: deck, id: "talk"), out: out)
+        let package = PulsePackage(root: out)
+        let slides = try package.readKeyTable(at: package.keyTableURL(sessionId: "talk", deckVersion: 1)).slides
+        #expect(slides.count == 3 && Set(slides.map(\.assetHash)).count == 3)
+        for key in slides {
+            let secret = try #require(Data(base64Encoded: key.keyB64)), nonce = try #require(Data(base64Encoded: key.nonceB64))
+            for blob in slides {
+                let bytes = try Data(contentsOf: package.assets.url(for: blob.assetHash))
+                if blob.n == key.n {
+                    #expect(throws: Never.self) { try AES256GCM.open(bytes, key: Array(secret), nonce: Array(nonce)) }
+                } else {
+                    #expect(throws: CryptoError.self, "slide \(key.n)'s key opens slide \(blob.n)") {
+                        try AES256GCM.open(bytes, key: Array(secret), nonce: Array(nonce))
+                    }
+                }
+            }
+        }
+    }
+
     /// The same session in two packages with the same secret (two ids): other blobs.
     @Test func theSamePackageSecretInTwoPackagesGivesOtherBlobs() throws {
         let temporary = try TestFolder()
