@@ -45,6 +45,9 @@ extension Origin {
         }
     }
 
+    /// The 416's body, as docs/openapi.yaml gives it (text/plain, like every error answer).
+    static let rangeNotSatisfiable = Array("range not satisfiable\n".utf8)
+
     /// The 200, 206, 304 or 416 for a verified blob; nil when its file changed since it was verified.
     private func send(_ blob: VerifiedBlob, _ request: HTTPRequest, _ outcome: String) -> HTTPResponse? {
         if let condition = request.headers["if-none-match"], IfNoneMatch.matches(condition, tag: blob.tag) {
@@ -65,9 +68,10 @@ extension Origin {
                     HTTPHeader("Content-Range", "bytes */\(blob.status.size)"),
                     HTTPHeader("Accept-Ranges", "bytes"),
                     HTTPHeader("Cache-Control", "no-store"),
+                    HTTPHeader("Content-Type", "text/plain; charset=utf-8"),
                     HTTPHeader("X-Content-Type-Options", "nosniff"),
                 ] + headers.cors,
-                note: outcome)
+                body: .bytes(Self.rangeNotSatisfiable), note: outcome)
         }
         if let memory = blob.memory {
             guard case let .part(first, last) = range else { return HTTPResponse(blob.whole!, note: outcome) }
